@@ -1,0 +1,34 @@
+"""bpe-viz: learn Byte Pair Encoding by stepping through it.
+
+The notebook-facing API. Training keeps a snapshot after every merge::
+
+    >>> from bpe_viz import train_bpe, encode, decode
+    >>> trace = train_bpe("low low lower newest newest widest", num_merges=4)
+    >>> trace[1].merge.pair
+    ('l', 'o')
+"""
+
+from .bpe import PRESETS, TIE_BREAKS, Training, best_pair, iter_bpe, train_bpe
+from .corpus import from_symbol_dict, word_counts
+from .symbols import merge_symbols
+from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
+
+__all__ = [
+    "train_bpe",
+    "iter_bpe",
+    "Training",
+    "best_pair",
+    "merge_symbols",
+    "from_symbol_dict",
+    "word_counts",
+    "PRESETS",
+    "TIE_BREAKS",
+    "STOP_REASONS",
+    "Convention",
+    "Merge",
+    "Snapshot",
+    "Trace",
+    "VocabEntry",
+]
+
+__version__ = "0.1.0"
