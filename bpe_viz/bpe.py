@@ -110,6 +110,9 @@ def initial_symbols(word: str, convention: Convention, marker: str | None = None
     """
     if marker is None:
         marker = convention.end_of_word
+    if convention.algorithm == "wordpiece":
+        prefix = convention.prefix
+        return (word[0], *(prefix + c for c in word[1:])) if word else ()
     chars = list(bytes_to_symbols(word) if convention.byte_level else word)
     if convention.end_of_word is None or not chars:
         return tuple(chars)
@@ -300,85 +303,44 @@ def _lex_transform(s: str) -> str:
     return "".join([chr(0x10FFFE - ord(c)) for c in s]) + "\U0010ffff"
 
 
-def _steps(trace: Trace, initial, freqs, num_merges: int):
-    """The training loop, as a generator of merges; fills ``trace`` as it goes."""
-    conv = trace.convention
-    first_rule = conv.tie_break == "first"
-    min_frequency = conv.min_frequency
-    seg = list(initial)
-    counts: dict = {}
-    where: dict = {}
-    first: dict = {}
-    for w, syms in enumerate(seg):
-        f = freqs[w]
-        off = 0
-        for i in range(len(syms) - 1):
-            p = (syms[i], syms[i + 1])
-            counts[p] = counts.get(p, 0) + f
-            ws = where.get(p)
-            if ws is None:
-                where[p] = {w}
-                first[p] = (w, off)
-            else:
-                ws.add(w)
-            off += len(syms[i])
-    if not first_rule:
-        first = None
-    for p in counts:  # pair ids in first-met order
-        trace._pid(p)
-    tcounts = list(trace._base_counts)
-    trace._checkpoint(seg, counts, tcounts)
+class _PairIndex:
+    """Mutable training state shared by BPE and WordPiece: the current symbols of every word,
+    pair counts, an index pair -> words containing it, and (for the "first" tie rule) each
+    pair's first occurrence as (word index, character offset)."""
 
-    show = trace._show
-    use_int_keys = False
-    if not first_rule:
-        alphabet = {c for s in trace.base_symbols for c in show(s)}
-        use_int_keys = "\U0010ffff" in alphabet
-    tkey_cache: dict = {}
+    def __init__(self, initial, freqs, track_first: bool):
+        self.seg = list(initial)
+        self.freqs = freqs
+        counts: dict = {}
+        where: dict = {}
+        first: dict = {}
+        for w, syms in enumerate(self.seg):
+            f = freqs[w]
+            off = 0
+            for i in range(len(syms) - 1):
+                p = (syms[i], syms[i + 1])
+                counts[p] = counts.get(p, 0) + f
+                ws = where.get(p)
+                if ws is None:
+                    where[p] = {w}
+                    first[p] = (w, off)
+                else:
+                    ws.add(w)
+                off += len(syms[i])
+        self.counts, self.where = counts, where
+        self.first = first if track_first else None
 
-    def lexkey(sym):
-        k = tkey_cache.get(sym)
-        if k is None:
-            pub = show(sym)
-            k = tuple([-ord(c) for c in pub] + [1]) if use_int_keys else _lex_transform(pub)
-            tkey_cache[sym] = k
-        return k
-
-    if first_rule:
-        heap = [(-c, *first[p], p) for p, c in counts.items()]
-    else:
-        heap = [(-c, lexkey(p[0]), lexkey(p[1]), p) for p, c in counts.items()]
-    heapq.heapify(heap)
-    heappop, heappush = heapq.heappop, heapq.heappush
-    tindex = trace._token_index
-    reason = "num_merges"
-
-    step = 0
-    while step < num_merges:
-        # -- choose ----------------------------------------------------------------------
-        pair = None
-        while heap:
-            negc, k1, k2, p = heap[0]
-            if counts.get(p) == -negc and (not first_rule or first[p] == (k1, k2)):
-                pair = p
-                break
-            heappop(heap)
-        if pair is None:
-            reason = "no_pairs"
-            break
-        count = -heap[0][0]
-        if count < min_frequency:
-            reason = "min_frequency"
-            break
-        heappop(heap)
-        step += 1
+    def apply(self, pair, tok):
+        """Merge ``pair`` into ``tok`` in every word that has it; update counts, index and first
+        positions. Returns (changed words, their new symbols, {pair: count delta},
+        pairs whose first position changed, weighted occurrences merged, work done)."""
         a, b = pair
-        tok = a + b
-
-        # -- apply to every word that has the pair ----------------------------------------
+        seg, freqs, where, first = self.seg, self.freqs, self.where, self.first
+        first_rule = first is not None
         ws = sorted(where.pop(pair))
         dd: dict = {}
         dirty = set()
+        moved = set()
         new_syms = []
         occ_total = 0
         work = 0
@@ -391,6 +353,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
             last = n - 1
             while i < n:
                 s = old[i]
+                # subtle: left to right, non-overlapping: (a, a) on "a a a" -> "aa a"
                 if i < last and s == a and old[i + 1] == b:
                     out.append(tok)
                     i += 2
@@ -398,6 +361,8 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
                     out.append(s)
                     i += 1
             new = tuple(out)
+            # occurrences as (pair, offset): offsets survive merges, so set differences give
+            # exactly what changed. "A B C", merge "B C": (A, B) leaves, (A, BC) arrives.
             oo = set(zip(zip(old, old[1:]), pair_offsets(old)))
             no = set(zip(zip(new, new[1:]), pair_offsets(new)))
             removed = oo - no
@@ -418,6 +383,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
                     cur = first.get(p)
                     if cur is None or k < cur:
                         first[p] = k
+                        moved.add(p)
                 s_ = where.get(p)
                 if s_ is None:
                     where[p] = {w}
@@ -428,7 +394,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
             seg[w] = new
             new_syms.append(new)
 
-        # -- update counts, first positions, heap -----------------------------------------
+        counts = self.counts
         for p, d in dd.items():
             if d:
                 c = counts.get(p, 0) + d
@@ -440,6 +406,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
                     if first_rule:
                         first.pop(p, None)
                         dirty.discard(p)
+                        moved.discard(p)
         if first_rule:
             for p in dirty:
                 if p in counts:
@@ -451,15 +418,72 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
                             break
                         off += len(syms[i])
                     first[p] = (w0, off)
-            for p in dd.keys() | dirty:
-                c = counts.get(p)
-                if c:
-                    heappush(heap, (-c, *first[p], p))
-        else:
-            for p in dd:
-                c = counts.get(p)
-                if c:
-                    heappush(heap, (-c, lexkey(p[0]), lexkey(p[1]), p))
+            moved |= dirty
+        return ws, new_syms, dd, moved, occ_total, work
+
+
+def _steps(trace: Trace, initial, freqs, num_merges: int):
+    """The BPE training loop, as a generator of merges; fills ``trace`` as it goes."""
+    conv = trace.convention
+    first_rule = conv.tie_break == "first"
+    min_frequency = conv.min_frequency
+    state = _PairIndex(initial, freqs, first_rule)
+    counts, first = state.counts, state.first
+    for p in counts:  # pair ids in first-met order
+        trace._pid(p)
+    tcounts = list(trace._base_counts)
+    trace._checkpoint(state.seg, counts, tcounts)
+
+    show = trace._show
+    use_int_keys = False
+    if not first_rule:
+        alphabet = {c for s in trace.base_symbols for c in show(s)}
+        use_int_keys = "\U0010ffff" in alphabet
+    tkey_cache: dict = {}
+
+    def lexkey(sym):
+        k = tkey_cache.get(sym)
+        if k is None:
+            pub = show(sym)
+            k = tuple([-ord(c) for c in pub] + [1]) if use_int_keys else _lex_transform(pub)
+            tkey_cache[sym] = k
+        return k
+
+    def entry(p, c):
+        return (-c, *first[p], p) if first_rule else (-c, lexkey(p[0]), lexkey(p[1]), p)
+
+    heap = [entry(p, c) for p, c in counts.items()]
+    heapq.heapify(heap)
+    heappop, heappush = heapq.heappop, heapq.heappush
+    tindex = trace._token_index
+    reason = "num_merges"
+
+    step = 0
+    while step < num_merges:
+        # -- choose: skip stale heap entries (count or first position changed since pushed)
+        pair = None
+        while heap:
+            negc, k1, k2, p = heap[0]
+            if counts.get(p) == -negc and (not first_rule or first[p] == (k1, k2)):
+                pair = p
+                break
+            heappop(heap)
+        if pair is None:
+            reason = "no_pairs"
+            break
+        count = -heap[0][0]
+        if count < min_frequency:
+            reason = "min_frequency"
+            break
+        heappop(heap)
+        step += 1
+        a, b = pair
+        tok = a + b
+        ws, new_syms, dd, moved, occ_total, work = state.apply(pair, tok)
+        for p in (dd.keys() | moved) if first_rule else dd:
+            c = counts.get(p)
+            if c:
+                heappush(heap, entry(p, c))
 
         merge = Merge(step, (show(a), show(b)), show(tok), count, None, trace, pair, tok)
         tcounts.append(0)
@@ -468,13 +492,10 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
         tcounts[tindex(b)] -= occ_total
         tcounts[tindex(tok)] += occ_total
         if trace._work >= trace.CHECKPOINT_WORK:
-            trace._checkpoint(seg, counts, tcounts)
+            trace._checkpoint(state.seg, counts, tcounts)
         yield merge
-        # a long-lived heap of stale entries costs memory: rebuild it now and then
+        # stale entries pile up: rebuild the heap now and then
         if len(heap) > 4 * len(counts) + 1000:
-            if first_rule:
-                heap = [(-c, *first[p], p) for p, c in counts.items()]
-            else:
-                heap = [(-c, lexkey(p[0]), lexkey(p[1]), p) for p, c in counts.items()]
+            heap = [entry(p, c) for p, c in counts.items()]
             heapq.heapify(heap)
     trace._finish(reason)
