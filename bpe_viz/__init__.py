@@ -10,12 +10,22 @@ The notebook-facing API. Training keeps a snapshot after every merge::
 
 from .bpe import PRESETS, TIE_BREAKS, Training, best_pair, iter_bpe, train_bpe
 from .corpus import from_symbol_dict, word_counts
+from .encode import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
 from .symbols import merge_symbols
 from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
+from .wordpiece import iter_wordpiece, train_wordpiece
 
 __all__ = [
     "train_bpe",
     "iter_bpe",
+    "train_wordpiece",
+    "iter_wordpiece",
+    "encode",
+    "encode_word",
+    "decode",
+    "Encoding",
+    "EncodeStep",
+    "WordWalkthrough",
     "Training",
     "best_pair",
     "merge_symbols",

@@ -390,8 +390,11 @@ def decode(ids, trace: Trace) -> str:
 
         >>> from bpe_viz import train_bpe
         >>> trace = train_bpe("low lower", num_merges=3, preset="subword-nmt", min_frequency=1)
-        >>> decode([trace.token_to_id("low</w>"), trace.token_to_id("low"), trace.token_to_id("e"), trace.token_to_id("r</w>")], trace)
-        'low lower'
+        >>> e = encode("lower  low", trace)
+        >>> e.tokens
+        ['low', 'e', 'r</w>', 'low</w>']
+        >>> decode(e.ids, trace)
+        'lower low'
     """
     trace = _check_trace(trace)
     conv = trace.convention

@@ -530,7 +530,14 @@ class Trace(Sequence):
         training text although "x" is there (or the other way round). Both spellings of every
         seen character get an id, after the initial symbols, so decoding stays exact."""
         c = self.convention
-        if c.algorithm != "bpe" or c.end_of_word is None or not c.attach_end_of_word:
+        if c.algorithm == "wordpiece":
+            pre = c.prefix
+            base = set(self.base_symbols)
+            chars: dict[str, None] = {}
+            for s in self.base_symbols:
+                chars[s[len(pre):] if s.startswith(pre) and len(s) > len(pre) else s] = None
+            return tuple(f for ch in chars for f in (ch, pre + ch) if f not in base)
+        if c.end_of_word is None or not c.attach_end_of_word:
             return ()
         m = self._internal_marker
         base = set(self.base_symbols)
