@@ -392,7 +392,7 @@ def decode(ids, trace: Trace) -> str:
         >>> trace = train_bpe("low lower", num_merges=3, preset="subword-nmt", min_frequency=1)
         >>> e = encode("lower  low", trace)
         >>> e.tokens
-        ['low', 'e', 'r</w>', 'low</w>']
+        ['lo', 'wer</w>', 'lo', 'w</w>']
         >>> decode(e.ids, trace)
         'lower low'
     """
