@@ -23,7 +23,8 @@ Example::
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from itertools import chain
 from functools import cached_property
 
 from .corpus import BYTE_SYMBOLS, normalize, symbols_to_bytes
@@ -75,7 +76,6 @@ class WordWalkthrough:
         return "\n".join(lines)
 
 
-@dataclass(eq=False)
 class Encoding:
     """The result of :func:`encode`: parallel lists, one entry per token.
 
@@ -84,24 +84,54 @@ class Encoding:
     ``offsets``: ``(start, end)`` character spans in the original text (a marker-only token has
     an empty span at the word's end); ``word_ids``: which word each token belongs to;
     ``unknown``; ``made_at``: the merge step that made each token (0: initial symbol,
-    ``None``: unknown).
+    ``None``: unknown). ``words`` and ``word_spans`` describe the whitespace-split words.
     """
 
-    text: str
-    trace: Trace = field(repr=False)
-    num_merges: int
-    words: list[str]
-    word_spans: list[tuple[int, int]]
-    pieces: list[str]
-    tokens: list[str]
-    ids: list[int]
-    offsets: list[tuple[int, int]]
-    word_ids: list[int]
-    unknown: list[bool]
-    made_at: list
+    def __init__(self, text, trace, num_merges, words, entries):
+        self.text = text
+        self.trace = trace
+        self.num_merges = num_merges
+        self.words = words
+        self._entries = entries  # per word: (pieces, tokens, ids, rel. offsets, unknown, made_at)
+
+    @cached_property
+    def word_spans(self) -> list[tuple[int, int]]:
+        """(start, end) of each word in the text."""
+        return [m.span() for m in _WORD.finditer(self.text)]
+
+    def _flat(self, i):
+        return list(chain.from_iterable(e[i] for e in self._entries))
+
+    @cached_property
+    def pieces(self) -> list[str]:
+        return self._flat(0)
+
+    @cached_property
+    def tokens(self) -> list[str]:
+        return self._flat(1)
+
+    @cached_property
+    def ids(self) -> list[int]:
+        return self._flat(2)
+
+    @cached_property
+    def unknown(self) -> list[bool]:
+        return self._flat(4)
+
+    @cached_property
+    def made_at(self) -> list:
+        return self._flat(5)
+
+    @cached_property
+    def offsets(self) -> list[tuple[int, int]]:
+        return [(st + s, st + e) for (st, _), ent in zip(self.word_spans, self._entries) for s, e in ent[3]]
+
+    @cached_property
+    def word_ids(self) -> list[int]:
+        return [wi for wi, ent in enumerate(self._entries) for _ in ent[2]]
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return sum(len(e[2]) for e in self._entries)
 
     def __repr__(self):
         return f"Encoding(tokens={self.tokens!r}, ids={self.ids!r})"
@@ -118,10 +148,7 @@ class Encoding:
 
     def word_pieces(self) -> list[list[str]]:
         """The pieces grouped by word."""
-        out: list[list[str]] = [[] for _ in self.words]
-        for p, w in zip(self.pieces, self.word_ids):
-            out[w].append(p)
-        return out
+        return [list(e[0]) for e in self._entries]
 
 
 def _check_trace(trace, argname="trace") -> Trace:
@@ -157,15 +184,12 @@ def _ranks(trace: Trace, k: int) -> dict:
 def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:
     """Lowest-rank learned pair first, all its occurrences, until none is left."""
     word = symbols
+    get = ranks.get
     while len(word) > 1:
-        best = None
-        best_rank = None
-        for p in zip(word, word[1:]):
-            r = ranks.get(p)
-            if r is not None and (best_rank is None or r < best_rank):
-                best, best_rank = p, r
-        if best is None:
+        cands = [(r, p) for p in zip(word, word[1:]) if (r := get(p)) is not None]
+        if not cands:
             break
+        best_rank, best = min(cands)
         a, b = best
         tok = a + b
         out = []
@@ -180,8 +204,7 @@ def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:
                 i += 1
         new = tuple(out)
         if record is not None:
-            cands = sorted({(p, ranks[p]) for p in zip(word, word[1:]) if p in ranks}, key=lambda t: t[1])
-            record.append((word, tuple(cands), best, best_rank, new))
+            record.append((word, tuple(sorted(set((p, r) for r, p in cands), key=lambda t: t[1])), best, best_rank, new))
         word = new
     return word
 
@@ -298,36 +321,27 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
     made_at_of = _made_at_table(trace)
     prefix = conv.prefix if conv.algorithm == "wordpiece" else None
 
-    words, spans = [], []
-    pieces, tokens, ids, offsets, word_ids, unknown, made_at = [], [], [], [], [], [], []
+    words = text.split()
+    entries = []
     form = conv.normalization
-    for wi, mt in enumerate(_WORD.finditer(text)):
-        ow = mt.group()
-        start = mt.start()
-        words.append(ow)
-        spans.append((start, mt.end()))
+    for ow in words:
         entry = words_cache.get(ow)
         if entry is None:
             nw, nmap = _norm_map(ow, form)
             syms = segment(nw)
-            entry = _word_entry(nw, nmap, syms, ids_all, limit, marker, byte_level, prefix, made_at_of)
+            rows = _word_entry(nw, nmap, syms, ids_all, limit, marker, byte_level, prefix, made_at_of)
+            entry = (
+                tuple(show(r[0]) for r in rows) if remap else tuple(r[0] for r in rows),
+                tuple(unk if r[1] is None else table[r[1]] for r in rows),
+                tuple(0 if r[1] is None else r[1] for r in rows),
+                tuple(r[2] for r in rows),
+                tuple(r[1] is None for r in rows),
+                tuple(r[3] for r in rows),
+            )
             if len(words_cache) < 200_000:
                 words_cache[ow] = entry
-        for sym, tid, (s, e), mk in entry:
-            pieces.append(show(sym) if remap else sym)
-            if tid is None:
-                tokens.append(unk)
-                ids.append(0)
-                unknown.append(True)
-                made_at.append(None)
-            else:
-                tokens.append(table[tid])
-                ids.append(tid)
-                unknown.append(False)
-                made_at.append(mk)
-            offsets.append((start + s, start + e))
-            word_ids.append(wi)
-    return Encoding(text, trace, k, words, spans, pieces, tokens, ids, offsets, word_ids, unknown, made_at)
+        entries.append(entry)
+    return Encoding(text, trace, k, words, entries)
 
 
 def _made_at_table(trace: Trace) -> dict:
