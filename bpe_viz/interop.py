@@ -17,9 +17,9 @@ Example::
     >>> f = io.StringIO(); write_codes(trace, f); print(f.getvalue(), end="")
     #version: 0.2
     l o
-    lo w
+    w e
     >>> read_codes(io.StringIO(f.getvalue()))
-    [('l', 'o'), ('lo', 'w')]
+    [('l', 'o'), ('w', 'e')]
 """
 
 from __future__ import annotations
