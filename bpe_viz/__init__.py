@@ -8,10 +8,12 @@ The notebook-facing API. Training keeps a snapshot after every merge::
     ('l', 'o')
 """
 
+from . import corpora
 from .bpe import PRESETS, TIE_BREAKS, Training, best_pair, iter_bpe, train_bpe
 from .corpus import from_symbol_dict, word_counts
 from .encode import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
 from .symbols import merge_symbols
+from .interop import read_codes, replay_bpe, replay_codes, to_hf_tokenizer, write_codes
 from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
 from .wordpiece import iter_wordpiece, train_wordpiece
 
@@ -31,6 +33,12 @@ __all__ = [
     "merge_symbols",
     "from_symbol_dict",
     "word_counts",
+    "write_codes",
+    "read_codes",
+    "replay_bpe",
+    "replay_codes",
+    "to_hf_tokenizer",
+    "corpora",
     "PRESETS",
     "TIE_BREAKS",
     "STOP_REASONS",

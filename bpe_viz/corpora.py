@@ -1,0 +1,83 @@
+"""Bundled corpora: the textbook examples and an offline real text. Nothing is downloaded.
+
+* ``sennrich2016``: the toy dictionary of Sennrich, Haddow & Birch (2016): low×5, lower×2,
+  newest×6, widest×3.
+* ``slp3``: the corpus of Jurafsky & Martin, *Speech and Language Processing* (3rd ed.
+  draft), section 2.5.2.
+* ``hf-course``: the word counts of the Hugging Face NLP course's tokenizer chapter.
+* ``compression1994``: ``aaabdaaabac``, the classic example of Gage's 1994 byte pair
+  compression.
+* ``korean``: a few Korean words, to compare syllables (NFC), jamo (NFD) and bytes.
+* ``python-docs``: Python's own documentation topics (``pydoc_data.topics``), present on every
+  Python install: about 465,000 characters, 65,000 words, 8,800 distinct words (Python 3.11).
+
+Example::
+
+    >>> load("sennrich2016")["newest"]
+    6
+    >>> len(python_docs_text()) > 100_000
+    True
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+__all__ = ["EXAMPLES", "SAMPLES", "CORPUS_NAMES", "load", "python_docs_text", "describe"]
+
+EXAMPLES: dict[str, object] = {
+    "sennrich2016": {"low": 5, "lower": 2, "newest": 6, "widest": 3},
+    "slp3": (
+        "low low low low low lowest lowest newer newer newer newer newer newer "
+        "wider wider wider new new"
+    ),
+    "hf-course": {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5},
+    "compression1994": "aaabdaaabac",
+    "korean": "한국어 토큰 한국어 문장 토큰화 한글 한국 문장 한글 토큰",
+}
+
+#: A sentence to color at each step, per corpus (unseen words on purpose).
+SAMPLES: dict[str, str] = {
+    "sennrich2016": "the lowest newer widest loki",
+    "slp3": "the newest lower wider",
+    "hf-course": "hugs bug puns",
+    "compression1994": "aaabdaaabac abac",
+    "korean": "한국어 문장 토큰화",
+    "python-docs": "The tokenizer splits unfamiliar words into subword units.",
+}
+
+DESCRIPTIONS: dict[str, str] = {
+    "sennrich2016": "Sennrich et al. (2016) toy dictionary: low×5, lower×2, newest×6, widest×3",
+    "slp3": "Jurafsky & Martin, SLP3 §2.5.2 corpus (18 words)",
+    "hf-course": "Hugging Face NLP course word counts: hug, pug, pun, bun, hugs",
+    "compression1994": "Gage (1994) compression example: aaabdaaabac",
+    "korean": "a few Korean words (syllables, jamo, bytes)",
+    "python-docs": "Python's documentation text (pydoc_data.topics), offline",
+}
+
+CORPUS_NAMES: tuple[str, ...] = (*EXAMPLES, "python-docs")
+
+
+@lru_cache(maxsize=1)
+def python_docs_text() -> str:
+    """Python's documentation topics as one text: the built-in real corpus, always offline."""
+    import pydoc_data.topics
+
+    return "\n".join(pydoc_data.topics.topics.values())
+
+
+def load(name: str):
+    """A bundled corpus by name (see :data:`CORPUS_NAMES`)."""
+    if name == "python-docs":
+        return python_docs_text()
+    if not isinstance(name, str) or name not in EXAMPLES:
+        raise ValueError(f"name must be one of {list(CORPUS_NAMES)}, got {name!r}")
+    corpus = EXAMPLES[name]
+    return dict(corpus) if isinstance(corpus, dict) else corpus
+
+
+def describe(name: str) -> str:
+    """One line saying what a bundled corpus is."""
+    if name not in DESCRIPTIONS:
+        raise ValueError(f"name must be one of {list(CORPUS_NAMES)}, got {name!r}")
+    return DESCRIPTIONS[name]

@@ -1,0 +1,856 @@
+"""Pure HTML rendering: colored token segments, the merge just made, and the three tables.
+
+Every function here takes plain engine values (a :class:`~bpe_viz.trace.Snapshot`, a
+:class:`~bpe_viz.trace.Merge`, an :class:`~bpe_viz.encode.Encoding`, a tuple of symbols) and
+returns an HTML **string**; nothing is displayed, printed or stored. :mod:`bpe_viz.charts` is the
+matplotlib sibling; :mod:`bpe_viz.explorers` only puts these strings into widgets.
+
+The HTML is plain and safe for a classroom projector and for nbval:
+
+* inline styles only: no ``<script>``, no ``<style>`` block, no CDN, no random ids, so the same
+  input always gives the same bytes;
+* every token, word and message goes through :func:`html.escape` (text and attributes);
+* a token's color comes from its identity (:func:`token_color`), so ``est`` keeps its color while
+  the slider moves; every token also has a visible border, so color is never the only cue;
+* markers (``</w>``, ``_``, WordPiece's ``##``, GPT-2 byte symbols) are dimmed, never hidden;
+* unknown characters get a red dashed outline and an "unk" label;
+* class names (``bpe-token``, ``bpe-marker``, ``bpe-unk``, ``bpe-merge``, ``bpe-tie``,
+  ``bpe-chosen``, ``bpe-more``, ``bpe-error`` ...) let browser tests find the parts.
+
+Example::
+
+    >>> from bpe_viz import train_bpe
+    >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=3)
+    >>> out = segmentation_html(trace[3], ["widest"])
+    >>> "est</w>" in out, "est&lt;/w&gt;" in out   # escaped, never raw HTML
+    (False, True)
+"""
+
+from __future__ import annotations
+
+import html
+import zlib
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+__all__ = [
+    "PALETTE",
+    "token_color",
+    "token_html",
+    "segments_html",
+    "segmentation_html",
+    "words_table_html",
+    "pairs_table_html",
+    "vocab_table_html",
+    "merge_html",
+    "snapshot_html",
+    "walkthrough_html",
+    "error_html",
+    "message_html",
+]
+
+#: Paul Tol's "light" qualitative scheme (https://personal.sron.nl/~pault/#sec:qualitative),
+#: without its pale grey. Why this palette and not "a hash -> any hue":
+#: it was designed for *labelled regions with black text on them* (our token chips), every color
+#: keeps black text readable (contrast well above WCAG AA), and it stays distinguishable under
+#: the common color-vision deficiencies. A free hue would give more colors, but neighbouring
+#: hues look the same to many students and on a washed-out projector. With 8 colors two
+#: different tokens can share one; that is fine because every token has a border too (and a
+#: hover title), so color is a help for following a token across steps, never the only cue.
+PALETTE: tuple[str, ...] = (
+    "#77AADD",  # light blue
+    "#99DDFF",  # light cyan
+    "#44BB99",  # mint
+    "#BBCC33",  # pear
+    "#AAAA00",  # olive
+    "#EEDD88",  # light yellow
+    "#EE8866",  # orange
+    "#FFAABB",  # pink
+)
+
+_BASE_PX = 14  # font size at size=1.0; size=2.0 doubles everything (all other lengths are em)
+_MARKER_COLOR = "#555"
+_BORDER = "1px solid #333"
+_UNK_COLOR = "#C00000"
+
+
+def token_color(token: str) -> str:
+    """The background color of a token: a stable hash of its text picks a :data:`PALETTE` entry.
+
+    The same token gets the same color at every step, in every table and in every session
+    (``zlib.crc32`` is stable; Python's ``hash()`` is salted per process and would not be).
+
+    Example::
+
+        >>> token_color("est") == token_color("est")
+        True
+        >>> token_color("est") in PALETTE
+        True
+    """
+    if not isinstance(token, str):
+        raise TypeError(f"token must be a str, got {type(token).__name__} {token!r}")
+    return PALETTE[zlib.crc32(token.encode("utf-8", "surrogatepass")) % len(PALETTE)]
+
+
+# -- small helpers --------------------------------------------------------------------------
+
+
+def _e(value) -> str:
+    """Escape any value as text (quotes included, so it is safe in attributes too)."""
+    return html.escape(str(value), quote=True)
+
+
+def _check_size(size) -> float:
+    if isinstance(size, bool) or not isinstance(size, (int, float)):
+        raise TypeError(f"size must be a number like 1.0 (normal) or 2.0 (projector), got {size!r}")
+    if not 0.25 <= size <= 6:
+        raise ValueError(f"size must be between 0.25 and 6 (1.0 is normal), got {size}")
+    return float(size)
+
+
+def _check_rows(max_rows) -> int | None:
+    if max_rows is None:
+        return None
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int):
+        raise TypeError(f"max_rows must be an int or None, got {type(max_rows).__name__} {max_rows!r}")
+    if max_rows < 1:
+        raise ValueError(f"max_rows must be >= 1, got {max_rows}")
+    return max_rows
+
+
+def _box(inner: str, cls: str, size: float, extra_style: str = "") -> str:
+    """A container whose font size sets the scale of everything inside (all lengths are em)."""
+    px = f"{_BASE_PX * size:.1f}".rstrip("0").rstrip(".")
+    return (
+        f'<div class="{cls}" style="font-size:{px}px;line-height:1.45;'
+        f'font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;{extra_style}">'
+        f"{inner}</div>"
+    )
+
+
+def _convention_of(trace):
+    if trace is None:
+        return None
+    return getattr(trace, "convention", None)
+
+
+def _marker_parts(token: str, convention, first_in_word: bool = True) -> list[tuple[str, bool]]:
+    """Split a token for display into (text, is_marker) runs.
+
+    Example: "est</w>" -> [("est", False), ("</w>", True)]; "##ing" -> [("##", True), ("ing", False)].
+    """
+    if convention is None:
+        return [(token, False)]
+    head, body, tail = "", token, ""
+    prefix = getattr(convention, "prefix", None)
+    if getattr(convention, "algorithm", "bpe") == "wordpiece" and prefix:
+        if body.startswith(prefix) and len(body) > len(prefix):
+            head, body = prefix, body[len(prefix):]
+    eow = getattr(convention, "end_of_word", None)
+    if eow and body.endswith(eow):
+        body, tail = body[: -len(eow)], eow
+    runs: list[tuple[str, bool]] = [(head, True)] if head else []
+    if body and getattr(convention, "byte_level", False):
+        # GPT-2 byte symbols: characters above ASCII stand for raw bytes (Ġ is a space byte,
+        # "Ã©" the two bytes of "é"); dim those, keep plain ASCII as it is.
+        body_runs: list[tuple[str, bool]] = []
+        for ch in body:
+            dim = ord(ch) > 0x7E
+            if body_runs and body_runs[-1][1] == dim:
+                body_runs[-1] = (body_runs[-1][0] + ch, dim)
+            else:
+                body_runs.append((ch, dim))
+        runs.extend(body_runs)
+    elif body:
+        runs.append((body, False))
+    if tail:
+        runs.append((tail, True))
+    return runs
+
+
+def _chip_style(color: str, *, emphasize: bool = False) -> str:
+    border = "2px solid #000" if emphasize else _BORDER
+    return (
+        f"display:inline-block;background:{color};color:#000;border:{border};border-radius:0.25em;"
+        "padding:0 0.3em;margin:0.12em 0.06em;font-family:ui-monospace,SFMono-Regular,Menlo,"
+        "Consolas,monospace;white-space:pre;line-height:1.5"
+    )
+
+
+_UNK_STYLE = (
+    f"display:inline-block;background:#FFF;color:{_UNK_COLOR};border:2px dashed {_UNK_COLOR};"
+    "border-radius:0.25em;padding:0 0.3em;margin:0.12em 0.06em;font-family:ui-monospace,"
+    "SFMono-Regular,Menlo,Consolas,monospace;white-space:pre;line-height:1.5;font-weight:bold"
+)
+
+
+def token_html(
+    token: str,
+    *,
+    convention=None,
+    title: str | None = None,
+    unknown: bool = False,
+    emphasize: bool = False,
+) -> str:
+    """One token as a colored, bordered chip; markers inside it dimmed. Text is escaped.
+
+    ``title`` is the hover text (default: the token itself). ``unknown=True`` draws the red
+    dashed "unk" chip instead. ``emphasize=True`` thickens the border (the token just made).
+
+    Example::
+
+        >>> token_html("<b>").endswith('title="&lt;b&gt;">&lt;b&gt;</span>')
+        True
+    """
+    if title is None:
+        title = token
+    if unknown:
+        return (
+            f'<span class="bpe-token bpe-unk" style="{_UNK_STYLE}" title="{_e(title)}">{_e(token)}'
+            '<sup class="bpe-unk-label" style="font-size:0.6em;margin-left:0.15em">unk</sup></span>'
+        )
+    inner = []
+    for text, dim in _marker_parts(token, convention):
+        if dim:
+            inner.append(
+                f'<span class="bpe-marker" style="color:{_MARKER_COLOR};opacity:0.7;font-size:0.85em">'
+                f"{_e(text)}</span>"
+            )
+        else:
+            inner.append(_e(text))
+    cls = "bpe-token bpe-new" if emphasize else "bpe-token"
+    return (
+        f'<span class="{cls}" style="{_chip_style(token_color(token), emphasize=emphasize)}" '
+        f'title="{_e(title)}">{"".join(inner)}</span>'
+    )
+
+
+class _TokenInfo:
+    """Ids and 'made at' steps of a trace's tokens, for hover titles (public API only).
+
+    Ids are documented as: 0 unk, the initial symbols, completions, then merged tokens in order;
+    so the merge that made a token is ``id - first_merge_id + 1`` (0 for an initial symbol).
+    """
+
+    def __init__(self, trace):
+        self.trace = trace
+        self.first_merge_id = trace.vocab_size - len(trace.merges)
+
+    def describe(self, token: str) -> tuple[str, int | None]:
+        tid = self.trace.token_to_id(token)
+        if tid is None:
+            return f"{token}\nnot in the vocabulary", None
+        step = tid - self.first_merge_id + 1 if tid >= self.first_merge_id else 0
+        return self.title(token, tid, step), tid
+
+    def title(self, token: str, tid, step) -> str:
+        if step is None:
+            return f"{token}\nunknown character: not seen in training -> {self.trace.unk_token} (id 0)"
+        if step == 0:
+            made = "an initial symbol (step 0)"
+        else:
+            m = self.trace.merges[step - 1]
+            made = f"made by merge {step}: ({m.pair[0]}, {m.pair[1]})"
+        return f"{token}\nid {tid}\n{made}"
+
+
+def _token_infos(trace):
+    return _TokenInfo(trace) if trace is not None else None
+
+
+def _symbol_chips(symbols, trace, convention, highlight=None) -> str:
+    info = _token_infos(trace)
+    out = []
+    for s in symbols:
+        if info is not None:
+            title, tid = info.describe(s)
+            unknown = tid is None and trace is not None
+        else:
+            title, unknown = s, False
+        out.append(
+            token_html(s, convention=convention, title=title, unknown=unknown,
+                       emphasize=highlight is not None and s == highlight)
+        )
+    return "".join(out)
+
+
+_WORD_STYLE = "display:inline-block;white-space:nowrap;margin:0 0.45em 0.2em 0"
+
+
+def _is_encoding(obj) -> bool:
+    return all(hasattr(obj, a) for a in ("pieces", "tokens", "ids", "word_ids", "unknown", "made_at"))
+
+
+def segments_html(source, trace=None, *, num_merges=None, size: float = 1.0, highlight=None) -> str:
+    """Colored segments of an :class:`~bpe_viz.encode.Encoding`, of a tuple of symbols, or of
+    text (with ``trace``: encoded with its first ``num_merges`` merges).
+
+    Each token is a bordered chip colored by :func:`token_color`; hovering shows the token, its
+    id and the merge that made it. Markers are dimmed, unknown characters outlined in red.
+    ``highlight`` thickens the border of one token (e.g. the one just made). ``size`` scales
+    everything (2.0 for a projector).
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
+        >>> out = segments_html("lowest", trace)
+        >>> out.count('class="bpe-token'), "made by merge 5: (lo, w)" in out
+        (2, True)
+    """
+    size = _check_size(size)
+    if isinstance(source, str):
+        if trace is None:
+            raise TypeError(
+                "segments_html(text) needs a trace to encode the text with: segments_html(text, trace)"
+            )
+        from .encode import encode
+
+        source = encode(source, trace, num_merges)
+    if _is_encoding(source):
+        enc = source
+        trace = getattr(enc, "trace", trace)
+        convention = _convention_of(trace)
+        info = _token_infos(trace)
+        words: list[list[str]] = []
+        last = None
+        for piece, tok, tid, wid, unk, made in zip(
+            enc.pieces, enc.tokens, enc.ids, enc.word_ids, enc.unknown, enc.made_at
+        ):
+            if wid != last:
+                words.append([])
+                last = wid
+            if unk:
+                title = info.title(piece, tid, None) if info else f"{piece}\nunknown character"
+            else:
+                title = info.title(tok, tid, made) if info else f"{tok}\nid {tid}"
+            words[-1].append(
+                token_html(piece, convention=convention, title=title, unknown=unk,
+                           emphasize=highlight is not None and piece == highlight)
+            )
+        inner = "".join(f'<span class="bpe-word" style="{_WORD_STYLE}">{"".join(w)}</span>' for w in words)
+        if not words:
+            inner = '<span class="bpe-empty" style="color:#666">(no tokens: the text has no words)</span>'
+        return _box(inner, "bpe-segments", size)
+    if isinstance(source, Sequence) and all(isinstance(s, str) for s in source):
+        chips = _symbol_chips(source, trace, _convention_of(trace), highlight)
+        return _box(f'<span class="bpe-word" style="{_WORD_STYLE}">{chips}</span>', "bpe-segments", size)
+    raise TypeError(
+        "segments_html takes an Encoding (from encode), a tuple of symbols, or text with a trace; "
+        f"got {type(source).__name__}"
+    )
+
+
+def segmentation_html(snapshot, words=None, *, max_words: int = 30, size: float = 1.0) -> str:
+    """How a snapshot splits some words: ``word  →  colored symbols``, one line each.
+
+    ``words``: which words (default: the corpus's first ``max_words``). A word not in the
+    corpus is encoded with the snapshot's merges (the learned merges up to this step).
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=3)
+        >>> segmentation_html(trace[3], ["newest"]).count('class="bpe-token')
+        4
+    """
+    size = _check_size(size)
+    trace = snapshot.trace
+    seg = snapshot.segmentation
+    if words is None:
+        words = list(seg)[:max_words]
+    elif isinstance(words, str):
+        words = words.split()
+    step = snapshot.step
+    highlight = snapshot.merge.token if snapshot.merge is not None else None
+    convention = trace.convention
+    rows = []
+    for w in words:
+        if w in seg:
+            chips = _symbol_chips(seg[w], trace, convention, highlight)
+            note = ""
+        else:
+            from .encode import encode
+
+            chips = segments_html(encode(w, trace, step), highlight=highlight)
+            note = ' <span style="color:#666;font-size:0.85em">(not in the corpus: encoded)</span>'
+        rows.append(
+            f'<div class="bpe-seg-row"><span class="bpe-seg-word" style="display:inline-block;'
+            f'min-width:6em;font-weight:600">{_e(w)}</span> &rarr; '
+            f'<span class="bpe-word" style="{_WORD_STYLE}">{chips}</span>{note}</div>'
+        )
+    return _box("".join(rows), "bpe-segmentation", size)
+
+
+# -- tables -----------------------------------------------------------------------------------
+
+_TABLE_STYLE = "border-collapse:collapse;margin:0.2em 0.8em 0.6em 0;font-size:1em"
+_TH_STYLE = "text-align:left;padding:0.15em 0.5em;border-bottom:2px solid #333;font-weight:600"
+_TD_STYLE = "padding:0.1em 0.5em;border-bottom:1px solid #DDD;vertical-align:middle"
+_CHOSEN_STYLE = "background:#FFF3C4;font-weight:600"  # a pale yellow row + bold + a text label
+
+
+def _table(title: str, headers, rows, *, cls: str, more: int = 0, caption: str = "",
+           row_classes=None, row_styles=None, numeric=()) -> str:
+    """One table: a title, a header row, body rows of ready HTML cells, then "… and N more"."""
+    head = "".join(
+        f'<th style="{_TH_STYLE}{";text-align:right" if i in numeric else ""}">{_e(h)}</th>'
+        for i, h in enumerate(headers)
+    )
+    body = []
+    for r, cells in enumerate(rows):
+        rc = row_classes[r] if row_classes else ""
+        rs = row_styles[r] if row_styles else ""
+        tds = "".join(
+            f'<td style="{_TD_STYLE}{";text-align:right" if i in numeric else ""}">{c}</td>'
+            for i, c in enumerate(cells)
+        )
+        body.append(f'<tr class="{_e(rc)}" style="{rs}">{tds}</tr>' if rc or rs else f"<tr>{tds}</tr>")
+    if more > 0:
+        body.append(
+            f'<tr class="bpe-more"><td colspan="{len(headers)}" style="{_TD_STYLE};color:#555;'
+            f'font-style:italic">&hellip; and {more:,} more</td></tr>'
+        )
+    if not rows and not more:
+        body.append(
+            f'<tr class="bpe-empty"><td colspan="{len(headers)}" style="{_TD_STYLE};color:#555">'
+            "(empty)</td></tr>"
+        )
+    cap = f'<div class="bpe-caption" style="color:#555;font-size:0.85em">{caption}</div>' if caption else ""
+    return (
+        f'<div class="{cls}" style="display:inline-block;vertical-align:top">'
+        f'<div class="bpe-table-title" style="font-weight:700;margin-top:0.3em">{_e(title)}</div>{cap}'
+        f'<table style="{_TABLE_STYLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+        "</table></div>"
+    )
+
+
+def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto", size: float = 1.0) -> str:
+    """The word dictionary at a step: word, count, colored segmentation, number of symbols.
+
+    ``sort``: ``"corpus"`` (order of first appearance, as the 2016 paper lists it),
+    ``"count"`` (most frequent first, ties in corpus order) or ``"auto"`` (corpus order when
+    every word fits in ``max_rows``, else by count). Longer tables end with "… and N more".
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=3)
+        >>> "and 2 more" in words_table_html(trace[3], max_rows=2)
+        True
+    """
+    size = _check_size(size)
+    max_rows = _check_rows(max_rows)
+    if sort not in ("auto", "corpus", "count"):
+        raise ValueError(f"sort must be 'auto', 'corpus' or 'count', got {sort!r}")
+    seg = snapshot.segmentation
+    counts = snapshot.word_counts
+    words = list(seg)
+    n = len(words)
+    by_count = sort == "count" or (sort == "auto" and max_rows is not None and n > max_rows)
+    if by_count:
+        # sorted() is stable: equal counts keep corpus order
+        words = sorted(words, key=lambda w: -counts[w])
+    shown = words if max_rows is None else words[:max_rows]
+    trace = snapshot.trace
+    conv = trace.convention
+    highlight = snapshot.merge.token if snapshot.merge is not None else None
+    rows, classes = [], []
+    for w in shown:
+        syms = seg[w]
+        changed = highlight is not None and highlight in syms
+        rows.append([
+            f'<span style="font-weight:600">{_e(w)}</span>',
+            f"{counts[w]:,}",
+            _symbol_chips(syms, trace, conv, highlight),
+            str(len(syms)),
+        ])
+        classes.append("bpe-word-row bpe-changed" if changed else "bpe-word-row")
+    caption = "most frequent words first" if by_count else "in corpus order"
+    if highlight is not None:
+        caption += f"; thick border: the token just made ({_e(highlight)})"
+    return _box(
+        _table(f"Words at step {snapshot.step}", ["word", "count", "segmentation", "symbols"], rows,
+               cls="bpe-words-table", more=n - len(shown), caption=caption, row_classes=classes,
+               numeric=(1, 3)),
+        "bpe-words", size,
+    )
+
+
+def _fraction_text(s: Fraction) -> str:
+    return f"{float(s):.4g}"
+
+
+def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) -> str:
+    """The pair table at a step, best first (``snapshot.ranked_pairs``).
+
+    The pair the next merge takes is highlighted and labelled "next merge"; every pair with
+    the same top count (WordPiece: the same top score) is marked "tie".
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
+        >>> out = pairs_table_html(trace[0], max_rows=5)
+        >>> out.count(">tie<"), "next merge" in out
+        (3, True)
+    """
+    size = _check_size(size)
+    max_rows = _check_rows(max_rows)
+    trace = snapshot.trace
+    conv = trace.convention
+    wordpiece = conv.algorithm == "wordpiece"
+    ranked = snapshot.ranked_pairs
+    shown = ranked if max_rows is None else ranked[:max_rows]
+    nxt = snapshot.next_merge
+    scores = snapshot.scores() if wordpiece and ranked else {}
+    if ranked:
+        top_key = scores[ranked[0][0]] if wordpiece else ranked[0][1]
+        n_top = sum(1 for p, c in ranked if (scores[p] if wordpiece else c) == top_key)
+    else:
+        top_key, n_top = None, 0
+    info = _token_infos(trace)
+    headers = ["#", "pair", "count"] + (["score"] if wordpiece else []) + ["merges into", "note"]
+    rows, classes, styles = [], [], []
+    for i, (pair, count) in enumerate(shown):
+        key = scores[pair] if wordpiece else count
+        chosen = i == 0 and nxt is not None and nxt.pair == pair
+        tie = n_top > 1 and key == top_key
+        notes = []
+        if chosen:
+            notes.append('<span class="bpe-next" style="font-weight:700">&larr; next merge</span>')
+        if tie:
+            notes.append(
+                '<span class="bpe-tie" style="border:1px solid #333;border-radius:0.3em;'
+                'padding:0 0.3em;font-size:0.85em;background:#FFF">tie</span>'
+            )
+        a, b = pair
+        pair_cell = (
+            "(" + token_html(a, convention=conv, title=info.describe(a)[0])
+            + ", " + token_html(b, convention=conv, title=info.describe(b)[0]) + ")"
+        )
+        cells = [str(i + 1), pair_cell, f"{count:,}"]
+        if wordpiece:
+            s = scores[pair]
+            cells.append(f'<span title="{_e(f"{s.numerator}/{s.denominator}")}">{_fraction_text(s)}</span>')
+        merged = a + b
+        if wordpiece and conv.prefix and b.startswith(conv.prefix):
+            merged = a + b[len(conv.prefix):]
+        cells.append(token_html(merged, convention=conv))
+        cells.append(" ".join(notes))
+        rows.append(cells)
+        classes.append(" ".join(c for c in ("bpe-pair-row", "bpe-chosen" if chosen else "",
+                                            "bpe-tied" if tie else "") if c))
+        styles.append(_CHOSEN_STYLE if chosen else "")
+    what = "score = count(ab) / (count(a)&middot;count(b)), best first" if wordpiece else "most frequent first"
+    caption = what
+    if nxt is None:
+        if snapshot.step == len(trace.merges):
+            caption += f"; no next merge: {_e(trace.stopped_because)}"
+    elif n_top > 1:
+        rule = "the first pair met" if conv.tie_break == "first" else "the greatest pair (subword-nmt)"
+        caption += f"; {n_top} pairs tie, the tie rule takes {rule}"
+    return _box(
+        _table(f"Pairs at step {snapshot.step}", headers, rows, cls="bpe-pairs-table",
+               more=len(ranked) - len(shown), caption=caption, row_classes=classes,
+               row_styles=styles, numeric=(0, 2, 3) if wordpiece else (0, 2)),
+        "bpe-pairs", size,
+    )
+
+
+def vocab_table_html(snapshot, max_rows: int | None = 20, *, order: str = "id", size: float = 1.0) -> str:
+    """The vocabulary at a step: id, token, the step that made it, its frequency now.
+
+    Tokens merged away (they no longer occur: ``e`` and ``s`` inside every ``es``) stay listed,
+    flagged "merged away". ``order="id"`` lists by id (initial symbols first);
+    ``order="newest"`` puts the latest merges first. The token made at this step is marked.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=3)
+        >>> "merged away" in vocab_table_html(trace[3], max_rows=None)
+        True
+    """
+    size = _check_size(size)
+    max_rows = _check_rows(max_rows)
+    if order not in ("id", "newest"):
+        raise ValueError(f"order must be 'id' or 'newest', got {order!r}")
+    trace = snapshot.trace
+    conv = trace.convention
+    vocab = snapshot.vocab
+    n = len(vocab)
+    if order == "newest":
+        indices = range(n - 1, -1, -1)
+    else:
+        indices = range(n)
+    if max_rows is not None:
+        indices = indices[:max_rows]
+    info = _token_infos(trace)
+    rows, classes, styles = [], [], []
+    for i in indices:
+        e = vocab[i]
+        tid = trace.token_to_id(e.token, made_at=e.made_at)
+        new = e.made_at == snapshot.step and e.made_at > 0
+        title = info.title(e.token, tid, e.made_at)
+        made = "initial" if e.made_at == 0 else f"merge {e.made_at}"
+        status = []
+        if new:
+            status.append('<span class="bpe-new-label" style="font-weight:700">just made</span>')
+        if not e.occurs:
+            status.append(
+                '<span class="bpe-gone" style="color:#555;font-style:italic">merged away</span>'
+            )
+        rows.append([
+            str(tid),
+            token_html(e.token, convention=conv, title=title, emphasize=new),
+            made,
+            f"{e.count:,}",
+            " ".join(status),
+        ])
+        cls = "bpe-vocab-row"
+        if new:
+            cls += " bpe-chosen"
+        if not e.occurs:
+            cls += " bpe-merged-away"
+        classes.append(cls)
+        styles.append(_CHOSEN_STYLE if new else ("color:#777" if not e.occurs else ""))
+    caption = "newest first" if order == "newest" else "by id"
+    caption += f"; {n:,} tokens"
+    return _box(
+        _table(f"Vocabulary at step {snapshot.step}", ["id", "token", "made at", "frequency", ""],
+               rows, cls="bpe-vocab-table", more=n - len(rows), caption=caption,
+               row_classes=classes, row_styles=styles, numeric=(0, 3)),
+        "bpe-vocab", size,
+    )
+
+
+# -- the merge, a whole snapshot, the encoder walkthrough ---------------------------------------
+
+_TIE_BADGE_STYLE = (
+    "display:inline-block;background:#FFF;color:#000;border:2px solid #000;border-radius:0.3em;"
+    "padding:0 0.35em;margin-left:0.5em;font-weight:700"
+)
+
+
+def _merge_trace(merge, trace):
+    if trace is not None:
+        return trace
+    return getattr(merge, "_trace", None)
+
+
+def merge_html(merge, *, trace=None, max_tied: int = 6, size: float = 1.0) -> str:
+    """The merge just made: "merge 3: (es, t) → est, count 9", with "tie!" and the tied pairs.
+
+    ``merge`` may be ``None`` (step 0: no merge yet). WordPiece merges also show their score.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=3)
+        >>> out = merge_html(trace.merges[1])
+        >>> "tie!" in out, "merge 2:" in out
+        (True, True)
+    """
+    size = _check_size(size)
+    if merge is None:
+        inner = (
+            '<span class="bpe-merge-title" style="font-weight:700">step 0:</span> no merge yet '
+            "&mdash; every word is split into its initial symbols"
+        )
+        return _box(inner, "bpe-merge bpe-merge-none", size, "padding:0.3em 0")
+    trace = _merge_trace(merge, trace)
+    conv = _convention_of(trace)
+    a, b = merge.pair
+    parts = [
+        f'<span class="bpe-merge-title" style="font-weight:700">merge {merge.step}:</span> (',
+        token_html(a, convention=conv), ", ", token_html(b, convention=conv),
+        ") &rarr; ", token_html(merge.token, convention=conv, emphasize=True),
+        f', count <span class="bpe-count">{merge.count:,}</span>',
+    ]
+    if merge.score is not None:
+        s = merge.score
+        parts.append(
+            f', score <span class="bpe-score" title="{_e(f"{s.numerator}/{s.denominator}")}">'
+            f"{_e(f'{s.numerator}/{s.denominator}')} &asymp; {_fraction_text(s)}</span>"
+        )
+    tied = merge.tied
+    if tied:
+        what = "score" if merge.score is not None else f"count {merge.count:,}"
+        shown = ", ".join(
+            "(" + token_html(p[0], convention=conv) + ", " + token_html(p[1], convention=conv) + ")"
+            for p in tied[:max_tied]
+        )
+        more = f" and {len(tied) - max_tied:,} more" if len(tied) > max_tied else ""
+        rule = ""
+        if conv is not None:
+            rule = (" &mdash; the tie rule took the first pair met" if conv.tie_break == "first"
+                    else " &mdash; the tie rule took the greatest pair (subword-nmt)")
+        parts.append(
+            f'<span class="bpe-tie" style="{_TIE_BADGE_STYLE}">tie!</span>'
+            f'<div class="bpe-tied" style="font-size:0.9em;margin-top:0.2em">same top {what}: '
+            f"{shown}{more}{rule}</div>"
+        )
+    return _box("".join(parts), "bpe-merge", size, "padding:0.3em 0")
+
+
+def snapshot_html(snapshot, *, max_rows: int = 10, size: float = 1.0) -> str:
+    """Everything about one step: the merge just made, then the words, pairs and vocabulary
+    tables side by side (each cut to ``max_rows``). ``Snapshot._repr_html_`` uses this.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=3)
+        >>> out = snapshot_html(trace[2])
+        >>> "merge 2:" in out and "Pairs at step 2" in out
+        True
+    """
+    size = _check_size(size)
+    trace = snapshot.trace
+    last = len(trace) - 1
+    head = (
+        f'<div class="bpe-step" style="font-weight:700;font-size:1.1em">Step {snapshot.step} of {last}</div>'
+        f'<div class="bpe-convention" style="color:#555;font-size:0.85em">{_e(trace.convention.describe())}</div>'
+    )
+    stop = ""
+    if snapshot.step == last and trace.stop_reason != "running":
+        stop = (f'<div class="bpe-stop" style="color:#555">training stopped here: '
+                f"{_e(trace.stopped_because)}</div>")
+    tables = (
+        '<div class="bpe-tables" style="display:flex;flex-wrap:wrap;align-items:flex-start">'
+        + words_table_html(snapshot, max_rows)
+        + pairs_table_html(snapshot, max_rows)
+        + vocab_table_html(snapshot, max_rows, order="newest")
+        + "</div>"
+    )
+    return _box(head + merge_html(snapshot.merge, trace=trace) + stop + tables, "bpe-snapshot", size)
+
+
+def _candidate_html(cand, conv, chosen_pair) -> str:
+    """One encoder candidate: ((a, b), rank) for BPE; for WordPiece whatever was tried."""
+    if (isinstance(cand, tuple) and len(cand) == 2 and isinstance(cand[0], tuple)
+            and len(cand[0]) == 2 and all(isinstance(x, str) for x in cand[0])):
+        (a, b), rank = cand
+        chosen = chosen_pair is not None and (a, b) == tuple(chosen_pair)
+        body = (f'({token_html(a, convention=conv)}, {token_html(b, convention=conv)}) '
+                f'<span class="bpe-rank">rank {_e(rank)}</span>')
+        if chosen:
+            return f'<span class="bpe-candidate bpe-chosen" style="{_CHOSEN_STYLE};padding:0 0.2em">{body}</span>'
+        return f'<span class="bpe-candidate">{body}</span>'
+    if isinstance(cand, tuple) and len(cand) == 2 and isinstance(cand[0], str):
+        piece, ok = cand
+        mark = "in the vocabulary" if ok is True else ("not in the vocabulary" if ok is False else _e(ok))
+        return f'<span class="bpe-candidate">{token_html(piece, convention=conv)} <span style="color:#555">{mark}</span></span>'
+    if isinstance(cand, str):
+        return f'<span class="bpe-candidate">{token_html(cand, convention=conv)}</span>'
+    return f'<span class="bpe-candidate">{_e(cand)}</span>'
+
+
+def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: float = 1.0) -> str:
+    """The encoder's iterations on one word: the symbols, the learned pairs present with their
+    ranks, the lowest-rank pair merged, the result; then the final segmentation.
+
+    ``upto`` shows only the first ``upto`` iterations (the explorer's iteration slider).
+    ``trace`` (optional) adds ids to the hover titles and dims the convention's markers.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> from bpe_viz.encode import encode_word
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
+        >>> out = walkthrough_html(encode_word("lowest", trace), trace=trace)
+        >>> out.count('<li class="bpe-iteration"'), "rank 1" in out
+        (5, True)
+    """
+    size = _check_size(size)
+    conv = _convention_of(trace)
+    steps = list(walkthrough.steps)
+    n = len(steps)
+    if upto is None:
+        upto = n
+    if isinstance(upto, bool) or not isinstance(upto, int) or upto < 0:
+        raise ValueError(f"upto must be an int >= 0, got {upto!r}")
+    upto = min(upto, n)
+    wordpiece = getattr(walkthrough, "algorithm", "bpe") == "wordpiece"
+    k = walkthrough.num_merges
+    head = (
+        f'<div class="bpe-walk-title" style="font-weight:700">Encoding &ldquo;{_e(walkthrough.word)}&rdquo; '
+        f"with the first {k:,} merge{'s' if k != 1 else ''}</div>"
+    )
+    rule = (
+        "greedy longest match: the longest vocabulary piece at the start of what is left"
+        if wordpiece else
+        "each iteration merges the learned pair with the lowest rank (learned first), everywhere in the word"
+    )
+    parts = [head, f'<div style="color:#555;font-size:0.85em">{rule}</div>']
+    initial = tuple(getattr(walkthrough, "initial", steps[0].symbols if steps else walkthrough.final))
+    parts.append(
+        '<div class="bpe-walk-start" style="margin:0.3em 0">start: '
+        + f'<span class="bpe-word" style="{_WORD_STYLE}">{_symbol_chips(initial, trace, conv)}</span></div>'
+    )
+    items = []
+    for i, s in enumerate(steps[:upto], 1):
+        cands = " ".join(_candidate_html(c, conv, s.pair) for c in s.candidates)
+        if s.pair is not None:
+            a, b = s.pair
+            action = (f'merge ({token_html(a, convention=conv)}, {token_html(b, convention=conv)}) '
+                      f'<span class="bpe-rank">rank {_e(s.rank)}</span>')
+        else:
+            action = "take the piece"
+        result = _symbol_chips(s.result, trace, conv)
+        items.append(
+            f'<li class="bpe-iteration" style="margin:0.25em 0"><div>candidates: {cands or "(none)"}</div>'
+            f"<div>{action} &rarr; "
+            f'<span class="bpe-word" style="{_WORD_STYLE}">{result}</span></div></li>'
+        )
+    if items:
+        parts.append(f'<ol class="bpe-iterations" style="margin:0.2em 0;padding-left:1.6em">{"".join(items)}</ol>')
+    if upto >= n:
+        end = "no learned pair left" if not wordpiece else "done"
+        if n == 0 and len(initial) <= 1:
+            end = "a single symbol: nothing to merge"
+        elif n == 0:
+            end = "no learned pair applies"
+        parts.append(
+            f'<div class="bpe-walk-final" style="margin-top:0.3em"><span style="font-weight:700">{end}:</span> '
+            + f'<span class="bpe-word" style="{_WORD_STYLE}">{_symbol_chips(walkthrough.final, trace, conv)}</span></div>'
+        )
+    else:
+        parts.append(
+            f'<div class="bpe-walk-more" style="color:#555;margin-top:0.3em">iteration {upto} of {n} '
+            "&mdash; move the slider to continue</div>"
+        )
+    return _box("".join(parts), "bpe-walkthrough", size)
+
+
+# -- messages -----------------------------------------------------------------------------------
+
+
+def error_html(message, *, title: str = "This needs a fix", size: float = 1.0) -> str:
+    """A readable error box (for a learner, not a traceback). ``message`` may be an exception.
+
+    Example::
+
+        >>> out = error_html(ValueError("num_merges must be >= 0, got -3"))
+        >>> out.startswith('<div class="bpe-error"'), "got -3" in out
+        (True, True)
+    """
+    size = _check_size(size)
+    if isinstance(message, BaseException):
+        message = str(message) or type(message).__name__
+    inner = (
+        f'<div class="bpe-error-title" style="font-weight:700">{_e(title)}</div>'
+        f'<div class="bpe-error-message" style="white-space:pre-wrap">{_e(message)}</div>'
+    )
+    return _box(
+        inner, "bpe-error", size,
+        f"border:2px solid {_UNK_COLOR};border-left-width:0.5em;background:#FFF5F5;color:#000;"
+        "padding:0.4em 0.7em;margin:0.3em 0;border-radius:0.3em",
+    )
+
+
+def message_html(message: str, *, size: float = 1.0) -> str:
+    """A neutral note (e.g. "training…")."""
+    size = _check_size(size)
+    return _box(f"{_e(message)}", "bpe-message", size, "color:#333;padding:0.3em 0")
