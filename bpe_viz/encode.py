@@ -303,7 +303,7 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
         initial_symbols = trace.initial_symbols
         segment = lambda w: _apply(initial_symbols(w), ranks)  # noqa: E731
     # token ids valid at k merges: unk, initial symbols, completions, tokens of merges <= k
-    table, ids_all = trace._id_table
+    table, ids_all, _, _ = trace._id_table
     n_fixed = 1 + len(trace.base_symbols) + len(trace._completion_symbols)
     limit = n_fixed + k
     cache = trace.__dict__.setdefault("_encode_cache", {})
@@ -418,15 +418,15 @@ def decode(ids, trace: Trace) -> str:
         return " ".join(_join_word(trace, ps) for ps in ids.word_pieces())
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
         raise TypeError(f"ids must be a list of int token ids or an Encoding, got {type(ids).__name__}")
-    table = trace._id_table[0]
-    n = len(table)
+    internal = trace._id_table[3]
+    n = len(internal)
     toks = []
     for i in ids:
         if isinstance(i, bool) or not isinstance(i, int):
             raise TypeError(f"ids must contain ints, got {type(i).__name__} {i!r}")
         if not 0 <= i < n:
             raise ValueError(f"ids: {i} is not a token id of this trace (ids run from 0 to {n - 1})")
-        toks.append(trace._internal(table[i]) if i else None)
+        toks.append(internal[i] if i else None)
     if conv.algorithm == "wordpiece":
         words: list[list] = []
         for t in toks:

@@ -29,7 +29,8 @@ Example::
 from __future__ import annotations
 
 import html
-import zlib
+import hashlib
+import weakref
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
@@ -43,6 +44,7 @@ __all__ = [
     "pairs_table_html",
     "vocab_table_html",
     "merge_html",
+    "tied_pairs",
     "snapshot_html",
     "walkthrough_html",
     "error_html",
@@ -78,7 +80,7 @@ def token_color(token: str) -> str:
     """The background color of a token: a stable hash of its text picks a :data:`PALETTE` entry.
 
     The same token gets the same color at every step, in every table and in every session
-    (``zlib.crc32`` is stable; Python's ``hash()`` is salted per process and would not be).
+    (``hashlib.blake2b`` is stable; Python's ``hash()`` is salted per process and would not be).
 
     Example::
 
@@ -89,7 +91,10 @@ def token_color(token: str) -> str:
     """
     if not isinstance(token, str):
         raise TypeError(f"token must be a str, got {type(token).__name__} {token!r}")
-    return PALETTE[zlib.crc32(token.encode("utf-8", "surrogatepass")) % len(PALETTE)]
+    # subtle: not crc32. CRC is linear, so its low bits put whole families of one-letter tokens
+    # on the same color (u, g, p and b all collide); a real hash mixes every bit.
+    digest = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return PALETTE[int.from_bytes(digest, "big") % len(PALETTE)]
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -172,15 +177,14 @@ def _chip_style(color: str, *, emphasize: bool = False) -> str:
     border = "2px solid #000" if emphasize else _BORDER
     return (
         f"display:inline-block;background:{color};color:#000;border:{border};border-radius:0.25em;"
-        "padding:0 0.3em;margin:0.12em 0.06em;font-family:ui-monospace,SFMono-Regular,Menlo,"
-        "Consolas,monospace;white-space:pre;line-height:1.5"
+        "padding:0 0.3em;margin:0.12em 0.06em;font-family:monospace,monospace;white-space:pre;line-height:1.5"
     )
 
 
 _UNK_STYLE = (
     f"display:inline-block;background:#FFF;color:{_UNK_COLOR};border:2px dashed {_UNK_COLOR};"
-    "border-radius:0.25em;padding:0 0.3em;margin:0.12em 0.06em;font-family:ui-monospace,"
-    "SFMono-Regular,Menlo,Consolas,monospace;white-space:pre;line-height:1.5;font-weight:bold"
+    "border-radius:0.25em;padding:0 0.3em;margin:0.12em 0.06em;font-family:monospace,monospace;"
+    "white-space:pre;line-height:1.5;font-weight:bold"
 )
 
 
@@ -409,7 +413,7 @@ def _table(title: str, headers, rows, *, cls: str, more: int = 0, caption: str =
     if more > 0:
         body.append(
             f'<tr class="bpe-more"><td colspan="{len(headers)}" style="{_TD_STYLE};color:#555;'
-            f'font-style:italic">&hellip; and {more:,} more</td></tr>'
+            f'font-style:italic">… and {more:,} more</td></tr>'
         )
     if not rows and not more:
         body.append(
@@ -423,6 +427,21 @@ def _table(title: str, headers, rows, *, cls: str, more: int = 0, caption: str =
         f'<table style="{_TABLE_STYLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
         "</table></div>"
     )
+
+
+_BY_COUNT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _words_by_count(trace, words, counts):
+    """Words, most frequent first (ties in corpus order); counts never change, so cache per trace."""
+    cached = _BY_COUNT.get(trace)
+    if cached is None or len(cached) != len(words):
+        cached = sorted(words, key=lambda w: -counts[w])  # stable: equal counts keep corpus order
+        try:
+            _BY_COUNT[trace] = cached
+        except TypeError:
+            pass
+    return cached
 
 
 def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto", size: float = 1.0) -> str:
@@ -449,8 +468,7 @@ def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto",
     n = len(words)
     by_count = sort == "count" or (sort == "auto" and max_rows is not None and n > max_rows)
     if by_count:
-        # sorted() is stable: equal counts keep corpus order
-        words = sorted(words, key=lambda w: -counts[w])
+        words = _words_by_count(snapshot.trace, words, counts)
     shown = words if max_rows is None else words[:max_rows]
     trace = snapshot.trace
     conv = trace.convention
@@ -639,6 +657,66 @@ def _merge_trace(merge, trace):
     return getattr(merge, "_trace", None)
 
 
+_MARKER_IN_WORDS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _marker_in_words(trace) -> bool:
+    """Does some word contain the end-of-word marker text (``snake_case`` with marker ``_``)?
+
+    subtle: then the engine keeps the literal ``_`` and the marker apart internally, but both
+    *show* as ``_``, so ``snapshot.pair_counts`` (keyed by the shown pair) can merge two pairs.
+    """
+    eow = trace.convention.end_of_word
+    if not eow:
+        return False
+    hit = _MARKER_IN_WORDS.get(trace)
+    if hit is None:
+        hit = any(eow in w for w in trace.words)
+        try:
+            _MARKER_IN_WORDS[trace] = hit
+        except TypeError:
+            pass
+    return hit
+
+
+def tied_pairs(merge, trace=None) -> tuple:
+    """The pairs that had the same top count as ``merge`` just before it, in tie-rule order:
+    the same answer as ``merge.tied``, computed from the public snapshot before the merge.
+
+    Why not just ``merge.tied``: the engine ranks *every* pair of the previous step to find them
+    (tens of milliseconds on a real text); here only the pairs with the top count are ordered,
+    which keeps one slider step of the explorer fast. A test checks both agree.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=3)
+        >>> tied_pairs(trace.merges[0])
+        (('s', 't'), ('t', '</w>'))
+    """
+    trace = _merge_trace(merge, trace)
+    if ("tied" in getattr(merge, "__dict__", {}) or trace is None or trace.convention.algorithm != "bpe"
+            or _marker_in_words(trace)):
+        return tuple(merge.tied)
+    before = trace[merge.step - 1]
+    top = merge.count
+    tied = [p for p, c in before.pair_counts.items() if c == top and p != merge.pair]
+    if len(tied) < 2:
+        return tuple(tied)
+    if trace.convention.tie_break == "lexicographic":
+        return tuple(sorted(tied, reverse=True))
+    # "first": the order a fresh recount meets them, words in corpus order, each left to right
+    wanted = set(tied)
+    order: dict = {}
+    for syms in before.segmentation.values():
+        for p in zip(syms, syms[1:]):
+            if p in wanted and p not in order:
+                order[p] = len(order)
+                if len(order) == len(wanted):
+                    return tuple(sorted(tied, key=order.__getitem__))
+    return tuple(sorted(tied, key=lambda p: order.get(p, len(order))))
+
+
 def merge_html(merge, *, trace=None, max_tied: int = 6, size: float = 1.0) -> str:
     """The merge just made: "merge 3: (es, t) → est, count 9", with "tie!" and the tied pairs.
 
@@ -674,7 +752,7 @@ def merge_html(merge, *, trace=None, max_tied: int = 6, size: float = 1.0) -> st
             f', score <span class="bpe-score" title="{_e(f"{s.numerator}/{s.denominator}")}">'
             f"{_e(f'{s.numerator}/{s.denominator}')} &asymp; {_fraction_text(s)}</span>"
         )
-    tied = merge.tied
+    tied = tied_pairs(merge, trace)
     if tied:
         what = "score" if merge.score is not None else f"count {merge.count:,}"
         shown = ", ".join(
@@ -727,24 +805,38 @@ def snapshot_html(snapshot, *, max_rows: int = 10, size: float = 1.0) -> str:
     return _box(head + merge_html(snapshot.merge, trace=trace) + stop + tables, "bpe-snapshot", size)
 
 
-def _candidate_html(cand, conv, chosen_pair) -> str:
-    """One encoder candidate: ((a, b), rank) for BPE; for WordPiece whatever was tried."""
-    if (isinstance(cand, tuple) and len(cand) == 2 and isinstance(cand[0], tuple)
-            and len(cand[0]) == 2 and all(isinstance(x, str) for x in cand[0])):
-        (a, b), rank = cand
-        chosen = chosen_pair is not None and (a, b) == tuple(chosen_pair)
-        body = (f'({token_html(a, convention=conv)}, {token_html(b, convention=conv)}) '
-                f'<span class="bpe-rank">rank {_e(rank)}</span>')
-        if chosen:
-            return f'<span class="bpe-candidate bpe-chosen" style="{_CHOSEN_STYLE};padding:0 0.2em">{body}</span>'
-        return f'<span class="bpe-candidate">{body}</span>'
-    if isinstance(cand, tuple) and len(cand) == 2 and isinstance(cand[0], str):
-        piece, ok = cand
-        mark = "in the vocabulary" if ok is True else ("not in the vocabulary" if ok is False else _e(ok))
-        return f'<span class="bpe-candidate">{token_html(piece, convention=conv)} <span style="color:#555">{mark}</span></span>'
-    if isinstance(cand, str):
-        return f'<span class="bpe-candidate">{token_html(cand, convention=conv)}</span>'
-    return f'<span class="bpe-candidate">{_e(cand)}</span>'
+def _pair_candidate_html(cand, conv, chosen_pair) -> str:
+    """One BPE encoder candidate ((a, b), rank); the chosen one highlighted."""
+    (a, b), rank = cand
+    chosen = chosen_pair is not None and (a, b) == tuple(chosen_pair)
+    body = (f"({token_html(a, convention=conv)}, {token_html(b, convention=conv)}) "
+            f'<span class="bpe-rank">rank {_e(rank)}</span>')
+    if chosen:
+        return f'<span class="bpe-candidate bpe-chosen" style="{_CHOSEN_STYLE};padding:0 0.2em">{body}</span>'
+    return f'<span class="bpe-candidate">{body}</span>'
+
+
+def _piece_candidates_html(step, conv) -> tuple[str, str]:
+    """WordPiece encoder iteration: the pieces tried (longest first) and the one taken."""
+    taken = step.result[len(step.symbols)] if len(step.result) > len(step.symbols) else None
+    tried = []
+    for cand in step.candidates:
+        piece = cand[0] if isinstance(cand, tuple) else cand
+        if piece == taken:
+            tried.append(
+                f'<span class="bpe-candidate bpe-chosen" style="{_CHOSEN_STYLE};padding:0 0.2em">'
+                f"{token_html(piece, convention=conv)} in the vocabulary</span>"
+            )
+        else:
+            tried.append(
+                f'<span class="bpe-candidate bpe-rejected" style="color:#555">'
+                f"{token_html(piece, convention=conv)} not in it</span>"
+            )
+    if taken is None:
+        action = "no piece fits: the whole word becomes the unknown token"
+    else:
+        action = f"take {token_html(taken, convention=conv)}"
+    return " ".join(tried), action
 
 
 def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: float = 1.0) -> str:
@@ -791,16 +883,18 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
     )
     items = []
     for i, s in enumerate(steps[:upto], 1):
-        cands = " ".join(_candidate_html(c, conv, s.pair) for c in s.candidates)
-        if s.pair is not None:
-            a, b = s.pair
-            action = (f'merge ({token_html(a, convention=conv)}, {token_html(b, convention=conv)}) '
-                      f'<span class="bpe-rank">rank {_e(s.rank)}</span>')
+        if s.pair is None:
+            cands, action = _piece_candidates_html(s, conv)
+            label = "tried, longest first"
         else:
-            action = "take the piece"
+            cands = " ".join(_pair_candidate_html(c, conv, s.pair) for c in s.candidates)
+            a, b = s.pair
+            action = (f"merge ({token_html(a, convention=conv)}, {token_html(b, convention=conv)}) "
+                      f'<span class="bpe-rank">rank {_e(s.rank)}</span>')
+            label = "learned pairs present"
         result = _symbol_chips(s.result, trace, conv)
         items.append(
-            f'<li class="bpe-iteration" style="margin:0.25em 0"><div>candidates: {cands or "(none)"}</div>'
+            f'<li class="bpe-iteration" style="margin:0.25em 0"><div>{label}: {cands or "(none)"}</div>'
             f"<div>{action} &rarr; "
             f'<span class="bpe-word" style="{_WORD_STYLE}">{result}</span></div></li>'
         )

@@ -193,14 +193,32 @@ class Snapshot:
         pairs = self.trace._pairs
         table = {pairs[i]: c for i, c in enumerate(counts) if c}
         if self.trace._remap:
+            # subtle: a literal "_" and the marker "_" are different symbols inside, but spelled
+            # alike here; their pairs add up, as a recount of the shown segmentation would.
+            # ranked_pairs keeps them apart.
             show = self.trace._show
-            table = {(show(a), show(b)): c for (a, b), c in table.items()}
+            shown: dict = {}
+            for (a, b), c in table.items():
+                k = (show(a), show(b))
+                shown[k] = shown.get(k, 0) + c
+            table = shown
         return table
 
     @cached_property
     def token_counts(self) -> dict[str, int]:
-        """Token -> how often it occurs at this step (0 for merged-away tokens)."""
-        return {e.token: e.count for e in self.vocab}
+        """Token -> how often it occurs at this step (0 for merged-away tokens). Tokens spelled
+        alike (a literal "_" and the marker "_") add up."""
+        out: dict[str, int] = {}
+        seen: set = set()
+        t = self.trace
+        counts = self._state[2]
+        for tok_internal, idx in t._token_slots(self.step):
+            if idx in seen:
+                continue
+            seen.add(idx)
+            pub = t._show(tok_internal)
+            out[pub] = out.get(pub, 0) + counts[idx]
+        return out
 
     @cached_property
     def vocab(self) -> tuple[VocabEntry, ...]:
@@ -416,6 +434,14 @@ class Trace(Sequence):
             cached = self.__dict__["_merge_index_cache"] = (d, len(self.merges))
         return cached[0]
 
+    def _token_slots(self, step: int):
+        """(internal token, its slot in the token-count array) for the vocabulary at ``step``."""
+        for i, tok in enumerate(self.base_symbols):
+            yield tok, i
+        tindex = self._token_index
+        for m in self.merges[:step]:
+            yield m._token_internal, tindex(m._token_internal)
+
     # -- Sequence --------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.merges) + 1
@@ -508,9 +534,15 @@ class Trace(Sequence):
         return tuple(p for p, c in before.ranked_pairs if c == m.count and p != m.pair)
 
     # -- tokens and ids -------------------------------------------------------------------
-    @cached_property
+    @property
     def _id_table(self):
-        """(tokens by id (public spelling), {(internal token): id})."""
+        cached = self.__dict__.get("_id_table_cache")
+        if cached is None or cached[0] != len(self.merges):
+            cached = self.__dict__["_id_table_cache"] = (len(self.merges), self._build_id_table())
+        return cached[1]
+
+    def _build_id_table(self):
+        """(tokens by id (public spelling), {internal token: id}, {public token: first id})."""
         unk = self.unk_token
         internal = [unk]
         internal.extend(self.base_symbols)
@@ -520,7 +552,11 @@ class Trace(Sequence):
         ids: dict[str, int] = {}
         for i, tok in enumerate(internal):
             ids.setdefault(tok, i)
-        return [self._show(t) if i else t for i, t in enumerate(internal)], ids
+        public = [self._show(t) if i else t for i, t in enumerate(internal)]
+        ids_public: dict[str, int] = {}
+        for i, tok in enumerate(public):
+            ids_public.setdefault(tok, i)
+        return public, ids, ids_public, internal
 
     unk_token = "<unk>"
 
@@ -557,19 +593,18 @@ class Trace(Sequence):
         initial symbols in order of first appearance; then (marker glued to the last character
         only) the missing plain/final spelling of each seen character; then merged tokens in the
         order they were made. ``encode`` with fewer merges uses the same ids."""
-        if len(self._id_table[0]) != 1 + len(self.base_symbols) + len(self._completion_symbols) + len(self.merges):
-            self.__dict__.pop("_id_table", None)
         return list(self._id_table[0])
 
     def token_to_id(self, token: str, made_at: int | None = None) -> int | None:
         """The id of a token (public spelling), or ``None`` if it is not in the vocabulary."""
-        table, ids = self._id_table
+        table, _, ids_public, _ = self._id_table
         if made_at is not None:
             if made_at == 0:
                 i = self._index.get(self._internal(token))
                 return None if i is None else i + 1
             return 1 + len(self.base_symbols) + len(self._completion_symbols) + made_at - 1
-        return ids.get(self._internal(token))
+        # subtle: when a word held the marker text, two tokens can be spelled alike; the first id wins
+        return ids_public.get(token)
 
     def _internal(self, token: str) -> str:
         if self._remap:
