@@ -248,10 +248,10 @@ def test_literal_marker_text_is_not_the_marker():
 
 
 def test_marker_text_pair_counts():
-    """Engine bug (kept failing on purpose): in "snake_case" with the SLP3 marker "_" the pair
-    ("e", "_") occurs twice (literal "e_" and "e" + marker), but pair_counts keys pairs by their
-    public spelling and keeps only one of the two counts, so the table sums to 9 for a word of
-    11 symbols (10 pairs), and disagrees with ranked_pairs (10 entries)."""
+    """Regression (found by this suite, fixed in 19d2c80): in "snake_case" with the SLP3 marker
+    "_" the pair ("e", "_") occurs twice (literal "e_" and "e" + marker). pair_counts is keyed by
+    public spelling, so the two must add up (as a recount of the shown segmentation): the table
+    sums to 10 for a word of 11 symbols, like ranked_pairs (which keeps the two apart)."""
     trace = train_bpe(["snake_case"], 3, preset="slp3", min_frequency=1)
     snap = trace[0]
     assert snap.segmentation["snake_case"] == ("s", "n", "a", "k", "e", "_", "c", "a", "s", "e", "_")
@@ -261,9 +261,9 @@ def test_marker_text_pair_counts():
 
 
 def test_marker_text_token_counts():
-    """Engine bug (kept failing on purpose): the vocabulary of "snake_case" with the marker "_"
-    lists "_" twice (literal and marker), and token_counts keeps one count: {"_": 1} although
-    the segmentation shows "_" twice."""
+    """Regression (fixed in 19d2c80): the vocabulary of "snake_case" with the marker "_" lists
+    "_" twice (literal and marker); token_counts, keyed by public spelling, adds them up to 2,
+    as the segmentation shows "_" twice (it used to keep one count, 1)."""
     trace = train_bpe(["snake_case"], 3, preset="slp3", min_frequency=1)
     snap = trace[0]
     shown = Counter(snap.segmentation["snake_case"])
@@ -272,9 +272,9 @@ def test_marker_text_token_counts():
 
 
 def test_marker_text_token_to_id():
-    """Engine bug (kept failing on purpose): token_to_id() maps every "_" of a public token to
-    the marker, so merged tokens that hold a literal "_" before the end ("snake_", "snake_c",
-    ...) get no id although id_to_token lists them."""
+    """Regression (fixed in 19d2c80): token_to_id() used to map every "_" of a public token to
+    the marker, so merged tokens holding a literal "_" before the end ("snake_", "snake_c", ...)
+    got no id although id_to_token lists them."""
     trace = train_bpe(["snake_case"], 20, preset="slp3", min_frequency=1)
     tokens = [m.token for m in trace.merges]
     assert "snake_c" in tokens and "snake_c" in trace.id_to_token
@@ -291,10 +291,10 @@ def test_regex_metacharacters_exact_merges():
 
 
 def test_marker_text_decode_round_trip():
-    """Engine bug (kept failing on purpose): bpe_viz.encode.decode's docstring promises
+    """Regression (fixed in 19d2c80): bpe_viz.encode.decode's docstring promises
     decode(encode(t, trace).ids, trace) == " ".join(t.split()) when every character was seen in
-    training; with the marker "_" and the word "snake_case", decoding the ids spells the literal
-    underscore of the merged token "snake_c" with the internal private-use character."""
+    training; with the marker "_" and the word "snake_case", decoding the ids used to spell the
+    literal underscore of the merged token "snake_c" with the internal private-use character."""
     from bpe_viz import decode, encode
 
     trace = train_bpe(["snake_case", "x"], 6, preset="slp3", min_frequency=1)
