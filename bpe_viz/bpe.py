@@ -491,7 +491,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
         tcounts[tindex(a)] -= occ_total
         tcounts[tindex(b)] -= occ_total
         tcounts[tindex(tok)] += occ_total
-        if trace._work >= trace.CHECKPOINT_WORK:
+        if trace._work >= trace._next_ckpt:
             trace._checkpoint(state.seg, counts, tcounts)
         yield merge
         # stale entries pile up: rebuild the heap now and then

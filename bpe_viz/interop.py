@@ -153,7 +153,7 @@ def replay_bpe(
             tcounts[tindex(pair[0])] -= occ
             tcounts[tindex(pair[1])] -= occ
             tcounts[tindex(tok)] += occ
-        if trace._work >= trace.CHECKPOINT_WORK:
+        if trace._work >= trace._next_ckpt:
             trace._checkpoint(state.seg, state.counts, tcounts)
     trace._finish("num_merges")
     return trace

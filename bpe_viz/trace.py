@@ -338,6 +338,7 @@ class Trace(Sequence):
         self._ckpt_steps: list[int] = []
         self._ckpts: list[tuple] = []
         self._work = 0
+        self._next_ckpt = self.CHECKPOINT_WORK
         self._cache: dict[int, Snapshot] = {}
         self._final_state = None
 
@@ -366,6 +367,9 @@ class Trace(Sequence):
         self._ckpt_steps.append(len(self.merges))
         self._ckpts.append((tuple(seg), pc, array("q", token_counts)))
         self._work = 0
+        # a checkpoint costs memory in proportion to the pairs and words; wait for at least
+        # that much replay work before the next one, so checkpoints never outweigh the changes
+        self._next_ckpt = max(self.CHECKPOINT_WORK, 2 * (len(self._pairs) + len(seg)))
 
     def _record(self, merge: Merge, changed_words, changed_syms, deltas, occurrences: int, work: int):
         """Append one merge: ``deltas`` is a list of (pair, delta) on the pair counts."""

@@ -134,7 +134,7 @@ def _wp_steps(trace: Trace, initial, freqs, num_merges: int):
         tcounts[tindex(a)] -= occ
         tcounts[tindex(b)] -= occ
         tcounts[tindex(tok)] += occ
-        if trace._work >= trace.CHECKPOINT_WORK:
+        if trace._work >= trace._next_ckpt:
             trace._checkpoint(state.seg, counts, tcounts)
         yield merge
     trace._finish(reason)
