@@ -291,18 +291,22 @@ class _Explorer(widgets.VBox):
         return "\n".join(w.value for w in self._html_widgets())
 
 
-def _figure(width, height):
-    from matplotlib.figure import Figure
+def _plain(fragment: str) -> str:
+    """HTML -> the text a reader sees (tags removed, entities decoded)."""
+    import html as _html
+    import re
 
-    return Figure(figsize=(width, height), layout="constrained")
+    return _html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
 class MergeExplorer(_Explorer):
     """Step through the merges of one training run with a slider (or Play).
 
     ``MergeExplorer("sennrich2016", 10)`` trains on a bundled corpus (a name from
-    :mod:`bpe_viz.corpora`, your own text, or a word-count dict); ``MergeExplorer.from_trace(trace)``
-    shows a trace you already have. Set ``explorer.step = k`` to move the slider from code.
+    :mod:`bpe_viz.corpora`, your own text, or a word-count dict); a textbook corpus comes with its
+    textbook's preset unless you pass ``preset``. ``MergeExplorer.from_trace(trace)`` shows a trace
+    you already have. Set ``explorer.step = k`` to move the slider from code; set ``preset``,
+    ``tie_break`` or ``num_merges`` (or use the controls) to train again.
 
     Example::
 
@@ -319,10 +323,13 @@ class MergeExplorer(_Explorer):
     chart = traitlets.Unicode("pairs")
     sentence = traitlets.Unicode("")
 
-    def __init__(self, corpus="sennrich2016", num_merges: int = 10, *, preset: str = "sennrich2016",
+    def __init__(self, corpus="sennrich2016", num_merges: int = 10, *, preset: str | None = None,
                  tie_break: str | None = None, trace=None, sentence: str | None = None,
                  size: float = 1.0, max_rows: int = 8, chart: str = "pairs", controls: bool = True):
         super().__init__()
+        if preset is None:
+            # a textbook corpus comes with its textbook's convention (they share names)
+            preset = corpus if isinstance(corpus, str) and corpus in PRESET_CHOICES else "sennrich2016"
         self.trace = None
         self.max_rows = max_rows
         self._hold = True
@@ -390,7 +397,7 @@ class MergeExplorer(_Explorer):
 
         # -- wiring: these retrain; step / size / chart / sentence only re-read the trace --
         self._train_btn.on_click(lambda _b: self.retrain())
-        self._picker.source.observe(lambda _c: self.retrain(), "value")
+        self._picker.source.observe(self._source_changed, "value")
         self._picker.textarea.observe(lambda _c: self._retrain_if("text"), "value")
         self._picker.upload.observe(lambda _c: self._retrain_if("upload"), "value")
         self.observe(lambda _c: self.retrain(), ["preset", "tie_break", "num_merges"])
@@ -410,6 +417,17 @@ class MergeExplorer(_Explorer):
         """An explorer showing a trace you already trained (no training here)."""
         return cls(trace=trace, **kwargs)
 
+    @property
+    def controls(self) -> dict:
+        """The control widgets by name (to hide some in a lesson, or to drive them from code)."""
+        return {
+            "corpus": self._picker.source, "text": self._picker.textarea, "upload": self._picker.upload,
+            "preset": self._preset_dd, "ties": self._tie_dd, "merges": self._merges_box,
+            "train": self._train_btn, "progress": self._progress, "play": self._play,
+            "slider": self._slider, "size": self._size_dd, "chart": self._chart_dd,
+            "sentence": self._sentence_box,
+        }
+
     @traitlets.validate("step")
     def _valid_step(self, proposal):
         k = proposal["value"]
@@ -418,6 +436,16 @@ class MergeExplorer(_Explorer):
         return k
 
     # -- training ----------------------------------------------------------------------------
+    def _source_changed(self, change):
+        if change["new"] in PRESET_CHOICES and self.preset != change["new"]:
+            # the textbook's own convention, set quietly so that training runs once
+            self._hold = True
+            try:
+                self.preset = change["new"]
+            finally:
+                self._hold = False
+        self.retrain()
+
     def _retrain_if(self, source):
         if self._picker.source.value == source:
             self.retrain()
@@ -482,10 +510,7 @@ class MergeExplorer(_Explorer):
     @property
     def text(self) -> str:
         """The view as plain text (tags removed), for quick checks."""
-        import html as _html
-        import re
-
-        return _html.unescape(re.sub(r"<[^>]+>", "", self.view_html))
+        return _plain(self.view_html)
 
     @property
     def chart_png(self) -> bytes:
@@ -509,14 +534,14 @@ class MergeExplorer(_Explorer):
                 + vocab_table_html(snap, rows, order="newest", size=size)
                 + "</div>"
             )
-            self._render_sentence(clear=False)
-            self._render_chart(clear=False)
+            self._render_sentence()
+            self._render_chart()
         except Exception as exc:
             self._show_error(exc)
             return
         self._clear_error()
 
-    def _render_sentence(self, clear=True):
+    def _render_sentence(self):
         if self._hold or self.trace is None or not self.trace.merges:
             return
         from .encode import encode
@@ -529,7 +554,7 @@ class MergeExplorer(_Explorer):
         except Exception as exc:
             self._sentence_view.value = error_html(exc, size=self.size)
 
-    def _render_chart(self, clear=True):
+    def _render_chart(self):
         if self._hold or self.trace is None or not self.trace.merges:
             return
         if self.chart == "none":
@@ -539,20 +564,24 @@ class MergeExplorer(_Explorer):
         from .charts import figure_png, plot_compression, plot_merge_counts, plot_pair_counts
 
         fig = self._chart_figure()
-        ax = fig.axes[0]
-        ax.clear()
-        for extra in fig.axes[1:]:  # the compression chart's twin axis
-            fig.delaxes(extra)
+        if self._fig_chart == self.chart and len(fig.axes) == 1:
+            ax = fig.axes[0]
+            ax.clear()  # same kind of chart as last step: reuse its Axes (cheaper)
+        else:
+            # another kind: a fresh Axes (ax.clear() keeps a few settings, e.g. spines, and a twin axis)
+            fig.clear()
+            ax = fig.add_subplot()
+            self._fig_chart = self.chart
         k = self.step
         if self.chart == "pairs":
             plot_pair_counts(self.trace[k], top=8, ax=ax)
             _fit_left_margin(fig, ax)
         elif self.chart == "merges":
             plot_merge_counts(self.trace, upto=k, ax=ax)
-            fig.subplots_adjust(left=0.12, right=0.96)
+            fig.subplots_adjust(left=0.12, right=0.96, top=0.9, bottom=0.15)
         elif self.chart == "compression":
             plot_compression(self.trace, upto=k, ax=ax)
-            fig.subplots_adjust(left=0.1, right=0.86)
+            fig.subplots_adjust(left=0.1, right=0.86, top=0.9, bottom=0.15)
         else:
             raise ValueError(f"chart must be one of {[v for _, v in CHART_CHOICES]}, got {self.chart!r}")
         self._chart_view.value = figure_png(fig, dpi=_CHART_DPI * self.size)
@@ -565,8 +594,7 @@ class MergeExplorer(_Explorer):
             from matplotlib.figure import Figure
 
             self._fig = Figure(figsize=(6.4, 3.4))
-            self._fig.subplots_adjust(left=0.3, right=0.96, top=0.9, bottom=0.15)
-            self._fig.add_subplot()
+            self._fig_chart = None
         return self._fig
 
 
@@ -647,7 +675,19 @@ class EncoderExplorer(_Explorer):
 
     @classmethod
     def from_trace(cls, trace, word: str = "lowest", **kwargs) -> "EncoderExplorer":
+        """An explorer on a trace you already trained."""
         return cls(trace, word, **kwargs)
+
+    @property
+    def controls(self) -> dict:
+        """The control widgets by name."""
+        return {"word": self._word_box, "merges": self._k_slider, "iteration": self._it_slider,
+                "play": self._play, "size": self._size_dd}
+
+    @property
+    def text(self) -> str:
+        """The view as plain text (tags removed), for quick checks."""
+        return _plain(self.view_html)
 
     @traitlets.validate("num_merges")
     def _valid_k(self, proposal):
@@ -656,6 +696,14 @@ class EncoderExplorer(_Explorer):
         if n is not None and not 0 <= k <= n:
             raise traitlets.TraitError(f"num_merges must be between 0 and {n}, got {k}")
         return k
+
+    @traitlets.validate("iteration")
+    def _valid_iteration(self, proposal):
+        i = proposal["value"]
+        w = getattr(self, "walkthrough", None)
+        if w is not None and not 0 <= i <= len(w.steps):
+            raise traitlets.TraitError(f"iteration must be between 0 and {len(w.steps)}, got {i}")
+        return i
 
     def _html_widgets(self):
         return [self._walk_view, self._final_view]
@@ -795,6 +843,15 @@ class CompareExplorer(_Explorer):
 
     from_trace = from_traces
 
+    @property
+    def controls(self) -> dict:
+        """The control widgets by name."""
+        return {
+            "corpus": self._picker.source, "text": self._picker.textarea, "upload": self._picker.upload,
+            "preset": self._preset_dd, "merges": self._merges_box, "train": self._train_btn,
+            "progress": self._progress, "play": self._play, "slider": self._slider, "size": self._size_dd,
+        }
+
     @traitlets.validate("step")
     def _valid_step(self, proposal):
         k = proposal["value"]
@@ -865,10 +922,8 @@ class CompareExplorer(_Explorer):
 
     @property
     def text(self) -> str:
-        import html as _html
-        import re
-
-        return _html.unescape(re.sub(r"<[^>]+>", "", self.view_html))
+        """The view as plain text (tags removed), for quick checks."""
+        return _plain(self.view_html)
 
     @property
     def chart_png(self) -> bytes:
@@ -909,10 +964,13 @@ class CompareExplorer(_Explorer):
         from .charts import figure_png, plot_bpe_vs_wordpiece, plot_merge_sequences
 
         if self._fig is None:
-            self._fig = _figure(12.0, 4.2)
+            from matplotlib.figure import Figure
+
+            self._fig = Figure(figsize=(12.0, 4.2))  # no layout engine: it doubles the drawing time
         fig = self._fig
         fig.clear()
         ax1, ax2 = fig.subplots(1, 2, width_ratios=[1, 1.2])
+        fig.subplots_adjust(left=0.07, right=0.99, bottom=0.13, top=0.9, wspace=0.22)
         tb = self.trace_bpe
         plot_bpe_vs_wordpiece(tb[min(k, len(tb) - 1)], ax=ax1)
         ax1.set_title(f"From BPE's state at step {min(k, len(tb) - 1)}: what each would merge next",

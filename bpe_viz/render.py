@@ -31,7 +31,7 @@ from __future__ import annotations
 import html
 import hashlib
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 
 __all__ = [
@@ -139,7 +139,7 @@ def _convention_of(trace):
     return getattr(trace, "convention", None)
 
 
-def _marker_parts(token: str, convention, first_in_word: bool = True) -> list[tuple[str, bool]]:
+def _marker_parts(token: str, convention) -> list[tuple[str, bool]]:
     """Split a token for display into (text, is_marker) runs.
 
     Example: "est</w>" -> [("est", False), ("</w>", True)]; "##ing" -> [("##", True), ("ing", False)].
@@ -249,7 +249,8 @@ class _TokenInfo:
 
     def title(self, token: str, tid, step) -> str:
         if step is None:
-            return f"{token}\nunknown character: not seen in training -> {self.trace.unk_token} (id 0)"
+            what = "unknown character: not seen in training" if len(token) == 1 else "not in the vocabulary"
+            return f"{token}\n{what} -> {self.trace.unk_token} (id 0)"
         if step == 0:
             made = "an initial symbol (step 0)"
         else:
@@ -521,17 +522,27 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
     ranked = snapshot.ranked_pairs
     shown = ranked if max_rows is None else ranked[:max_rows]
     nxt = snapshot.next_merge
-    scores = snapshot.scores() if wordpiece and ranked else {}
-    if ranked:
-        top_key = scores[ranked[0][0]] if wordpiece else ranked[0][1]
-        n_top = sum(1 for p, c in ranked if (scores[p] if wordpiece else c) == top_key)
+    if wordpiece:
+        # exact scores, only for the rows needed (snapshot.scores() would make one per pair)
+        tc = snapshot.token_counts
+
+        def key_of(pair, count):
+            return Fraction(count, tc[pair[0]] * tc[pair[1]])
     else:
-        top_key, n_top = None, 0
+        def key_of(pair, count):
+            return count
+    top_key, n_top = None, 0
+    if ranked:
+        top_key = key_of(*ranked[0])
+        for p, c in ranked:  # ranked best first: the tied ones are a prefix
+            if key_of(p, c) != top_key:
+                break
+            n_top += 1
     info = _token_infos(trace)
     headers = ["#", "pair", "count"] + (["score"] if wordpiece else []) + ["merges into", "note"]
     rows, classes, styles = [], [], []
     for i, (pair, count) in enumerate(shown):
-        key = scores[pair] if wordpiece else count
+        key = key_of(pair, count)
         chosen = i == 0 and nxt is not None and nxt.pair == pair
         tie = n_top > 1 and key == top_key
         notes = []
@@ -549,7 +560,7 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
         )
         cells = [str(i + 1), pair_cell, f"{count:,}"]
         if wordpiece:
-            s = scores[pair]
+            s = key
             cells.append(f'<span title="{_e(f"{s.numerator}/{s.denominator}")}">{_fraction_text(s)}</span>')
         merged = a + b
         if wordpiece and conv.prefix and b.startswith(conv.prefix):
@@ -945,6 +956,12 @@ def error_html(message, *, title: str = "This needs a fix", size: float = 1.0) -
 
 
 def message_html(message: str, *, size: float = 1.0) -> str:
-    """A neutral note (e.g. "training…")."""
+    """A neutral one-line note (a header, "training…"), escaped like everything else.
+
+    Example::
+
+        >>> message_html("Step 2 of 10 <b>").endswith("Step 2 of 10 &lt;b&gt;</div>")
+        True
+    """
     size = _check_size(size)
     return _box(f"{_e(message)}", "bpe-message", size, "color:#333;padding:0.3em 0")

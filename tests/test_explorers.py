@@ -123,6 +123,20 @@ def test_tie_rule_and_merge_count_retrain():
     assert len(ex.trace.merges) == 4 and ex.controls["slider"].max == 4
 
 
+def test_a_textbook_corpus_comes_with_its_convention(monkeypatch):
+    ex = MergeExplorer("slp3", 5)
+    assert ex.preset == "slp3" and ex.trace.convention.end_of_word == "_"
+    import bpe_viz.bpe
+
+    calls = []
+    real = bpe_viz.bpe.train_bpe
+    monkeypatch.setattr(bpe_viz.bpe, "train_bpe", lambda *a, **k: calls.append(k) or real(*a, **k))
+    ex.controls["corpus"].value = "hf-course"
+    assert ex.preset == "hf-course" and ex.trace.convention.end_of_word is None
+    assert len(calls) == 1  # switching corpus and convention trains once
+    assert MergeExplorer("slp3", 5, preset="sennrich2016").trace.convention.end_of_word == "</w>"
+
+
 def test_a_trace_given_then_retrained_keeps_its_words(toy):
     ex = MergeExplorer.from_trace(toy)
     ex.preset = "hf-course"
