@@ -1,0 +1,48 @@
+# bpe-viz developer commands. Everything runs inside .venv, made on first use.
+#   make test    install (if needed), run the tests, then check the notebooks with nbval
+#   make lab     JupyterLab on notebooks/
+#   make bench   the benchmark; writes docs/benchmarks.md
+#   make clean   remove the venv and caches
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PIP    := $(PY) -m pip --disable-pip-version-check -qq
+
+.PHONY: venv test lab bench clean
+
+venv: $(STAMP)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# reinstall only when the requirements (or the package metadata) change
+$(STAMP): requirements.txt pyproject.toml | $(PY)
+	@echo "Installing requirements into $(VENV) ..."
+	$(PIP) install -r requirements.txt
+	$(PIP) install -e .
+	@touch $@
+
+test: $(STAMP)
+	$(PY) -m pytest tests
+	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
+		echo "Checking notebooks with nbval ..."; \
+		$(PY) -m pytest --nbval --nbval-current-env notebooks \
+			--nbval-sanitize-with tests/nbval_sanitize.cfg; \
+		rc=$$?; \
+		if [ $$rc -eq 5 ]; then echo "nbval: no notebook cells collected"; rc=0; fi; \
+		exit $$rc; \
+	else \
+		echo "No notebooks in notebooks/: nbval step skipped"; \
+	fi
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
