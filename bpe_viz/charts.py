@@ -114,7 +114,7 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
         ax = _new_axes((6.4, 0.9 + 0.28 * min(top, 40)))
     trace = snapshot.trace
     wordpiece = trace.convention.algorithm == "wordpiece"
-    ranked = snapshot.ranked_pairs[:top]
+    ranked = snapshot.top_pairs(top)
     title = f"Best pairs at step {snapshot.step}"
     if not ranked:
         ax.set_title(title, **_TEXT)
@@ -154,11 +154,11 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
     ax.set_xticks([])
     ax.set_xlabel("score = count(ab) / (count(a)·count(b))" if wordpiece
                   else "count (occurrences, weighted by word frequency)")
-    n_tied = 0
-    for p, c in snapshot.ranked_pairs:  # every pair tied at the top, not only the ones drawn
-        if (Fraction(c, tc[p[0]] * tc[p[1]]) if wordpiece else c) != keys[0]:
-            break
-        n_tied += 1
+    if chosen == 0:
+        n_tied = 1 + len(nxt.tied)  # every pair tied at the top, not only the ones drawn
+    else:
+        n_tied = sum(1 for p, c in snapshot.ranked_pairs
+                     if (Fraction(c, tc[p[0]] * tc[p[1]]) if wordpiece else c) == keys[0])
     if n_tied > 1:
         title += f": {n_tied:,} pairs tie"
     if nxt is None and snapshot.step == len(trace.merges):
@@ -242,7 +242,7 @@ def compression_curve(trace):
     base = trace[0].vocab
     n0 = len(base)
     total = sum(e.count for e in base)  # weighted symbol occurrences before any merge
-    merged = getattr(trace, "_merged_occ", None)
+    merged = trace.merged_occurrences
     if merged is None or len(merged) != n:
         # no per-merge record: recount from snapshots (slow, but always right)
         merged = []

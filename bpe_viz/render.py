@@ -519,8 +519,9 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
     trace = snapshot.trace
     conv = trace.convention
     wordpiece = conv.algorithm == "wordpiece"
-    ranked = snapshot.ranked_pairs
-    shown = ranked if max_rows is None else ranked[:max_rows]
+    # only the rows shown are ranked (ranking every pair of a real text would cost a slider step)
+    shown = snapshot.ranked_pairs if max_rows is None else snapshot.top_pairs(max_rows)
+    n_pairs = len(trace._items(snapshot))
     nxt = snapshot.next_merge
     if wordpiece:
         # exact scores, only for the rows needed (snapshot.scores() would make one per pair)
@@ -532,12 +533,12 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
         def key_of(pair, count):
             return count
     top_key, n_top = None, 0
-    if ranked:
-        top_key = key_of(*ranked[0])
-        for p, c in ranked:  # ranked best first: the tied ones are a prefix
-            if key_of(p, c) != top_key:
-                break
-            n_top += 1
+    if shown:
+        top_key = key_of(*shown[0])
+        if nxt is not None and nxt.pair == shown[0][0]:
+            n_top = 1 + len(nxt.tied)  # the engine knows who tied with the next merge
+        else:
+            n_top = sum(1 for p, c in snapshot.ranked_pairs if key_of(p, c) == top_key)
     info = _token_infos(trace)
     headers = ["#", "pair", "count"] + (["score"] if wordpiece else []) + ["merges into", "note"]
     rows, classes, styles = [], [], []
@@ -581,7 +582,7 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
         caption += f"; {n_top} pairs tie, the tie rule takes {rule}"
     return _box(
         _table(f"Pairs at step {snapshot.step}", headers, rows, cls="bpe-pairs-table",
-               more=len(ranked) - len(shown), caption=caption, row_classes=classes,
+               more=n_pairs - len(shown), caption=caption, row_classes=classes,
                row_styles=styles, numeric=(0, 2, 3) if wordpiece else (0, 2)),
         "bpe-pairs", size,
     )
@@ -668,35 +669,9 @@ def _merge_trace(merge, trace):
     return getattr(merge, "_trace", None)
 
 
-_MARKER_IN_WORDS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _marker_in_words(trace) -> bool:
-    """Does some word contain the end-of-word marker text (``snake_case`` with marker ``_``)?
-
-    subtle: then the engine keeps the literal ``_`` and the marker apart internally, but both
-    *show* as ``_``, so ``snapshot.pair_counts`` (keyed by the shown pair) can merge two pairs.
-    """
-    eow = trace.convention.end_of_word
-    if not eow:
-        return False
-    hit = _MARKER_IN_WORDS.get(trace)
-    if hit is None:
-        hit = any(eow in w for w in trace.words)
-        try:
-            _MARKER_IN_WORDS[trace] = hit
-        except TypeError:
-            pass
-    return hit
-
-
 def tied_pairs(merge, trace=None) -> tuple:
-    """The pairs that had the same top count as ``merge`` just before it, in tie-rule order:
-    the same answer as ``merge.tied``, computed from the public snapshot before the merge.
-
-    Why not just ``merge.tied``: the engine ranks *every* pair of the previous step to find them
-    (tens of milliseconds on a real text); here only the pairs with the top count are ordered,
-    which keeps one slider step of the explorer fast. A test checks both agree.
+    """The pairs that had the same top count (or score) as ``merge`` just before it, in
+    tie-rule order: ``merge.tied`` (the engine orders only those pairs, so this is cheap).
 
     Example::
 
@@ -705,27 +680,7 @@ def tied_pairs(merge, trace=None) -> tuple:
         >>> tied_pairs(trace.merges[0])
         (('s', 't'), ('t', '</w>'))
     """
-    trace = _merge_trace(merge, trace)
-    if ("tied" in getattr(merge, "__dict__", {}) or trace is None or trace.convention.algorithm != "bpe"
-            or _marker_in_words(trace)):
-        return tuple(merge.tied)
-    before = trace[merge.step - 1]
-    top = merge.count
-    tied = [p for p, c in before.pair_counts.items() if c == top and p != merge.pair]
-    if len(tied) < 2:
-        return tuple(tied)
-    if trace.convention.tie_break == "lexicographic":
-        return tuple(sorted(tied, reverse=True))
-    # "first": the order a fresh recount meets them, words in corpus order, each left to right
-    wanted = set(tied)
-    order: dict = {}
-    for syms in before.segmentation.values():
-        for p in zip(syms, syms[1:]):
-            if p in wanted and p not in order:
-                order[p] = len(order)
-                if len(order) == len(wanted):
-                    return tuple(sorted(tied, key=order.__getitem__))
-    return tuple(sorted(tied, key=lambda p: order.get(p, len(order))))
+    return tuple(merge.tied)
 
 
 def merge_html(merge, *, trace=None, max_tied: int = 6, size: float = 1.0) -> str:

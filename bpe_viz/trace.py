@@ -232,6 +232,14 @@ class Snapshot:
             entries.append(VocabEntry(m.token, m.step, counts[tindex(m._token_internal)]))
         return tuple(entries)
 
+    def top_pairs(self, n: int = 20) -> list[tuple[tuple[str, str], int]]:
+        """The first ``n`` entries of :attr:`ranked_pairs`, without ranking every pair."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"n must be an int >= 0, got {n!r}")
+        if "ranked_pairs" in self.__dict__:
+            return self.ranked_pairs[:n]
+        return self.trace._top(self, n) if n else []
+
     @cached_property
     def ranked_pairs(self) -> list[tuple[tuple[str, str], int]]:
         """All pairs of :attr:`pair_counts`, best first, in the order the tie rule ranks them:
@@ -488,54 +496,102 @@ class Trace(Sequence):
         return STOP_REASONS[self.stop_reason]
 
     # -- ties and ranking ------------------------------------------------------------------
-    def _first_met(self, snap: Snapshot) -> dict:
+    def _first_met(self, snap: Snapshot, targets=None) -> dict:
         """pair (internal spelling) -> rank of its first occurrence, reading words in corpus
-        order, each left to right (the order a fresh recount meets them)."""
+        order, each left to right (the order a fresh recount meets them). With ``targets``,
+        only those pairs, and the scan stops once all are found."""
         order: dict = {}
+        if targets is None:
+            for syms in snap._state[0]:
+                for p in zip(syms, syms[1:]):
+                    if p not in order:
+                        order[p] = len(order)
+            return order
+        left = set(targets)
+        n = 0
         for syms in snap._state[0]:
             for p in zip(syms, syms[1:]):
-                if p not in order:
-                    order[p] = len(order)
+                if p in left:
+                    order[p] = n
+                    left.discard(p)
+                    if not left:
+                        return order
+                n += 1
         return order
 
-    def _ranked(self, snap: Snapshot):
+    def _score_of(self, snap: Snapshot):
+        tc = snap._state[2]
+        tindex = self._token_index
+        return lambda p, c: Fraction(c, tc[tindex(p[0])] * tc[tindex(p[1])])
+
+    def _rank(self, snap: Snapshot, items):
+        """Sort (internal pair, count) items best first by the trace's rule; public spelling out."""
+        wp = self.convention.algorithm == "wordpiece"
+        first = self.convention.tie_break == "first"
+        show = self._show
+        if wp:
+            score = self._score_of(snap)
+            primary = {p: score(p, c) for p, c in items}
+        else:
+            primary = {p: c for p, c in items}
+        if first:
+            order = self._first_met(snap, primary)
+            ranked = sorted(items, key=lambda t: (-primary[t[0]], order[t[0]]))
+        else:
+            ranked = sorted(items, key=lambda t: (show(t[0][0]), show(t[0][1])), reverse=True)
+            ranked.sort(key=lambda t: primary[t[0]], reverse=True)
+        if self._remap:
+            ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
+        return ranked
+
+    def _items(self, snap: Snapshot):
         counts = snap._state[1]
         pairs = self._pairs
-        items = [(pairs[i], c) for i, c in enumerate(counts) if c]
+        return [(pairs[i], c) for i, c in enumerate(counts) if c]
+
+    def _ranked(self, snap: Snapshot):
+        return self._rank(snap, self._items(snap))
+
+    def _top(self, snap: Snapshot, n: int):
+        items = self._items(snap)
+        if len(items) <= n:
+            return self._rank(snap, items)
         if self.convention.algorithm == "wordpiece":
             tc = snap._state[2]
             tindex = self._token_index
-            scored = []
-            order = self._first_met(snap)
-            for p, c in items:
-                s = Fraction(c, tc[tindex(p[0])] * tc[tindex(p[1])])
-                scored.append((p, c, s, order[p]))
-            if self.convention.tie_break == "first":
-                scored.sort(key=lambda t: (-t[2], t[3]))
-            else:
-                scored.sort(key=lambda t: t[0], reverse=True)
-                scored.sort(key=lambda t: t[2], reverse=True)
-            ranked = [(p, c) for p, c, _, _ in scored]
-        elif self.convention.tie_break == "first":
-            order = self._first_met(snap)
-            ranked = sorted(items, key=lambda t: (-t[1], order[t[0]]))
+            fl = [(c / (tc[tindex(p[0])] * tc[tindex(p[1])]), p, c) for p, c in items]
+            fl.sort(key=lambda t: t[0], reverse=True)
+            cut = fl[n - 1][0] * (1 - 1e-9)
+            cands = [(p, c) for f, p, c in fl if f >= cut]
         else:
-            show = self._show
-            ranked = sorted(items, key=lambda t: (show(t[0][0]), show(t[0][1])), reverse=True)
-            ranked.sort(key=lambda t: t[1], reverse=True)
-        if self._remap:
-            show = self._show
-            ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
-        return ranked
+            cs = sorted((c for _, c in items), reverse=True)
+            cut = cs[n - 1]
+            cands = [(p, c) for p, c in items if c >= cut]
+        return self._rank(snap, cands)[:n]
 
     def _tied(self, step: int):
         """Pairs other than merge ``step``'s that had its top count (or score) just before it."""
         m = self.merges[step - 1]
         before = self[step - 1]
+        items = self._items(before)
         if self.convention.algorithm == "wordpiece":
-            sc = before.scores()
-            return tuple(p for p, _ in before.ranked_pairs if p != m.pair and sc[p] == m.score)
-        return tuple(p for p, c in before.ranked_pairs if c == m.count and p != m.pair)
+            score = self._score_of(before)
+            tc = before._state[2]
+            tindex = self._token_index
+            approx = float(m.score) * (1 - 1e-9)
+            cands = [
+                (p, c) for p, c in items
+                if c / (tc[tindex(p[0])] * tc[tindex(p[1])]) >= approx and score(p, c) == m.score
+            ]
+        else:
+            cands = [(p, c) for p, c in items if c == m.count]
+        return tuple(p for p, _ in self._rank(before, cands) if p != m.pair)
+
+    @property
+    def merged_occurrences(self) -> list[int]:
+        """Per merge, how many occurrences it merged, weighted by word counts (the number of
+        symbols it saved in the whole corpus)."""
+        return list(self._merged_occ)
 
     # -- tokens and ids -------------------------------------------------------------------
     @property

@@ -405,3 +405,46 @@ def test_iter_bpe_stopped_early_keeps_partial_trace():
     assert run.total == 10
     rest = list(it)
     assert len(rest) == 8 and run.trace.stop_reason == "num_merges"
+
+
+@SETTINGS
+@given(cases(), st.data())
+def test_top_pairs_is_a_prefix_of_ranked_pairs(case, data):
+    """top_pairs(n) ranks only the candidates it needs, but must equal ranked_pairs[:n]; and a
+    merge's .tied equals the pairs ranked right after it that share its count."""
+    corpus, num_merges, kw = case
+    trace = train_bpe(corpus, num_merges, **kw)
+    k = data.draw(st.integers(0, len(trace) - 1))
+    n = data.draw(st.integers(0, 12))
+    fresh = train_bpe(corpus, num_merges, **kw)  # no cached ranked_pairs on this one
+    assert fresh[k].top_pairs(n) == trace[k].ranked_pairs[:n]
+    if k:
+        m = trace.merges[k - 1]
+        expected = tuple(p for p, c in trace[k - 1].ranked_pairs if c == m.count and p != m.pair)
+        assert fresh.merges[k - 1].tied == expected
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=6), st.integers(1, 6), min_size=1, max_size=8),
+    st.sampled_from(["first", "lexicographic"]),
+    st.data(),
+)
+def test_wordpiece_top_pairs_and_ties(counts, tie_break, data):
+    """WordPiece: top_pairs(n) equals ranked_pairs[:n] (exact Fraction scores, float only to
+    shortlist), ranked_pairs[0] is the next merge with its score, and .tied holds exactly the
+    other pairs with the same best score."""
+    from bpe_viz import train_wordpiece
+
+    trace = train_wordpiece(counts, 12, tie_break=tie_break)
+    fresh = train_wordpiece(counts, 12, tie_break=tie_break)
+    k = data.draw(st.integers(0, len(trace) - 1))
+    n = data.draw(st.integers(0, 10))
+    assert fresh[k].top_pairs(n) == trace[k].ranked_pairs[:n]
+    snap = trace[k]
+    if snap.next_merge is not None:
+        m = snap.next_merge
+        scores = snap.scores()
+        assert snap.ranked_pairs[0][0] == m.pair
+        assert scores[m.pair] == m.score == max(scores.values())
+        assert set(fresh.merges[k].tied) == {p for p, s in scores.items() if s == m.score} - {m.pair}
