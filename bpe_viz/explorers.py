@@ -76,44 +76,15 @@ CHART_CHOICES = (
 _CHART_DPI = 64  # modest: a slider step must stay fast; scaled by the size option
 
 
-# -- corpora (bundled by bpe_viz.corpora; a small fallback if that module is missing) ----------
+# -- corpora ------------------------------------------------------------------------------------
 
 
 def _corpora():
-    """(names -> label, load(name), samples) from :mod:`bpe_viz.corpora`, or a fallback."""
-    try:
-        from . import corpora
-    except ImportError:  # pragma: no cover - corpora.py ships with the package
-        corpora = None
-    if corpora is not None:
-        names = getattr(corpora, "CORPUS_NAMES", tuple(getattr(corpora, "EXAMPLES", {})) + ("python-docs",))
-        describe = getattr(corpora, "describe", None)
-        labels = {}
-        for n in names:
-            try:
-                labels[n] = describe(n) if describe else n
-            except Exception:
-                labels[n] = n
-        samples = dict(getattr(corpora, "SAMPLES", {}))
+    """(name -> label, load(name), name -> sample sentence) from :mod:`bpe_viz.corpora`."""
+    from . import corpora
 
-        def load(name):
-            if hasattr(corpora, "load"):
-                return corpora.load(name)
-            if name == "python-docs":
-                return corpora.python_docs_text()
-            return corpora.EXAMPLES[name]
-
-        return labels, load, samples
-
-    def load(name):
-        if name == "python-docs":
-            import pydoc_data.topics
-
-            return "\n".join(pydoc_data.topics.topics.values())
-        return {"low": 5, "lower": 2, "newest": 6, "widest": 3}
-
-    labels = {"sennrich2016": "Sennrich et al. (2016) toy dictionary", "python-docs": "Python's documentation text"}
-    return labels, load, {"sennrich2016": "the lowest newer widest"}
+    labels = {n: corpora.describe(n) for n in corpora.CORPUS_NAMES}
+    return labels, corpora.load, dict(corpora.SAMPLES)
 
 
 def _sample_from(corpus) -> str:
