@@ -351,7 +351,7 @@ class _PairIndex:
             i = 0
             n = len(old)
             last = n - 1
-            while i < n:
+            while i < n:  # symbols.merge_symbols, inlined: this loop is the hot path
                 s = old[i]
                 # subtle: left to right, non-overlapping: (a, a) on "a a a" -> "aa a"
                 if i < last and s == a and old[i + 1] == b:

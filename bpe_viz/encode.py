@@ -28,6 +28,7 @@ from itertools import chain
 from functools import cached_property
 
 from .corpus import BYTE_SYMBOLS, normalize, symbols_to_bytes
+from .symbols import merge_symbols
 from .trace import Trace
 
 __all__ = ["encode", "decode", "encode_word", "Encoding", "WordWalkthrough", "EncodeStep"]
@@ -190,19 +191,7 @@ def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:
         if not cands:
             break
         best_rank, best = min(cands)
-        a, b = best
-        tok = a + b
-        out = []
-        i = 0
-        n = len(word)
-        while i < n:
-            if i < n - 1 and word[i] == a and word[i + 1] == b:
-                out.append(tok)
-                i += 2
-            else:
-                out.append(word[i])
-                i += 1
-        new = tuple(out)
+        new = merge_symbols(word, best, best[0] + best[1])
         if record is not None:
             record.append((word, tuple(sorted(set((p, r) for r, p in cands), key=lambda t: t[1])), best, best_rank, new))
         word = new
