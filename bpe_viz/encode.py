@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain
 from functools import cached_property
 
 from .corpus import BYTE_SYMBOLS, normalize, symbols_to_bytes
-from .symbols import merge_symbols
 from .trace import Trace
 
 __all__ = ["encode", "decode", "encode_word", "Encoding", "WordWalkthrough", "EncodeStep"]
@@ -187,13 +186,30 @@ def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:
     word = symbols
     get = ranks.get
     while len(word) > 1:
-        cands = [(r, p) for p in zip(word, word[1:]) if (r := get(p)) is not None]
-        if not cands:
+        found = list(map(get, zip(word, word[1:])))  # rank or None per position (ranks start at 1)
+        best_rank = min(filter(None, found), default=0)
+        if not best_rank:
             break
-        best_rank, best = min(cands)
-        new = merge_symbols(word, best, best[0] + best[1])
+        i = found.index(best_rank)
+        a, b = word[i], word[i + 1]
+        tok = a + b
+        # merge_symbols from the first occurrence on (everything before it stays)
+        out = list(word[:i])
+        out.append(tok)
+        i += 2
+        n = len(word)
+        while i < n:
+            s = word[i]
+            if s == a and i + 1 < n and word[i + 1] == b:
+                out.append(tok)
+                i += 2
+            else:
+                out.append(s)
+                i += 1
+        new = tuple(out)
         if record is not None:
-            record.append((word, tuple(sorted(set((p, r) for r, p in cands), key=lambda t: t[1])), best, best_rank, new))
+            cands = sorted({(p, r) for p, r in zip(zip(word, word[1:]), found) if r}, key=lambda t: t[1])
+            record.append((word, tuple(cands), (a, b), best_rank, new))
         word = new
     return word
 
@@ -310,11 +326,35 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
     made_at_of = _made_at_table(trace)
     prefix = conv.prefix if conv.algorithm == "wordpiece" else None
 
+    form = conv.normalization
+    simple = not byte_level and form is None and not remap and prefix is None
+    ids_get = ids_all.get
+    made_get = made_at_of.get
+    mlen = len(marker) if marker is not None else 0
     words = text.split()
     entries = []
     form = conv.normalization
     for ow in words:
         entry = words_cache.get(ow)
+        if entry is None and simple:
+            # the common case (characters, no normalization, no remapped marker): all in C loops
+            syms = segment(ow)
+            tids = tuple(map(ids_get, syms))
+            if None not in tids and max(tids) < limit:
+                lens = list(map(len, syms))
+                if marker is not None and syms[-1].endswith(marker):
+                    lens[-1] -= mlen
+                ends = list(accumulate(lens))
+                entry = (
+                    syms,
+                    tuple(map(table.__getitem__, tids)),
+                    tids,
+                    tuple(zip([0, *ends[:-1]], ends)),
+                    (False,) * len(syms),
+                    tuple(map(made_get, syms)),
+                )
+                if len(words_cache) < 200_000:
+                    words_cache[ow] = entry
         if entry is None:
             nw, nmap = _norm_map(ow, form)
             syms = segment(nw)
