@@ -92,7 +92,9 @@ class Encoding:
         self.trace = trace
         self.num_merges = num_merges
         self.words = words
-        self._entries = entries  # per word: (pieces, tokens, ids, rel. offsets, unknown, made_at)
+        # per word: (pieces, ids, offsets within the word or None, made_at or None); the
+        # Nones (plain character traces) are worked out only when asked for
+        self._entries = entries
 
     @cached_property
     def word_spans(self) -> list[tuple[int, int]]:
@@ -107,31 +109,47 @@ class Encoding:
         return self._flat(0)
 
     @cached_property
-    def tokens(self) -> list[str]:
+    def ids(self) -> list[int]:
         return self._flat(1)
 
     @cached_property
-    def ids(self) -> list[int]:
-        return self._flat(2)
+    def tokens(self) -> list[str]:
+        return list(map(self.trace._id_table[0].__getitem__, self.ids))
 
     @cached_property
     def unknown(self) -> list[bool]:
-        return self._flat(4)
+        return [i == 0 for i in self.ids]  # id 0 is unk_token and nothing else
 
     @cached_property
     def made_at(self) -> list:
-        return self._flat(5)
+        made_get = _made_at_table(self.trace).get
+        return list(chain.from_iterable(
+            e[3] if e[3] is not None else map(made_get, e[0]) for e in self._entries))
 
     @cached_property
     def offsets(self) -> list[tuple[int, int]]:
-        return [(st + s, st + e) for (st, _), ent in zip(self.word_spans, self._entries) for s, e in ent[3]]
+        c = self.trace.convention
+        mlen = len(self.trace._internal_marker) if c.end_of_word is not None else 0
+        out = []
+        for (st, _), e in zip(self.word_spans, self._entries):
+            rel = e[2]
+            if rel is None:
+                lens = list(map(len, e[0]))
+                if mlen:
+                    lens[-1] -= mlen
+                ends = list(accumulate(lens, initial=st))
+                rel_abs = zip(ends, ends[1:])
+                out.extend(rel_abs)
+            else:
+                out.extend((st + a, st + b) for a, b in rel)
+        return out
 
     @cached_property
     def word_ids(self) -> list[int]:
-        return [wi for wi, ent in enumerate(self._entries) for _ in ent[2]]
+        return [wi for wi, ent in enumerate(self._entries) for _ in ent[1]]
 
     def __len__(self) -> int:
-        return sum(len(e[2]) for e in self._entries)
+        return sum(len(e[1]) for e in self._entries)
 
     def __repr__(self):
         return f"Encoding(tokens={self.tokens!r}, ids={self.ids!r})"
@@ -193,20 +211,20 @@ def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:
         i = found.index(best_rank)
         a, b = word[i], word[i + 1]
         tok = a + b
-        # merge_symbols from the first occurrence on (everything before it stays)
-        out = list(word[:i])
-        out.append(tok)
-        i += 2
-        n = len(word)
-        while i < n:
-            s = word[i]
-            if s == a and i + 1 < n and word[i + 1] == b:
-                out.append(tok)
-                i += 2
-            else:
-                out.append(s)
-                i += 1
-        new = tuple(out)
+        if found.count(best_rank) == 1:  # one occurrence: the usual case
+            new = (*word[:i], tok, *word[i + 2:])
+        else:
+            # several: left to right, non-overlapping ((a, a) on "a a a" -> "aa a")
+            out = list(word[:i])
+            n = len(word)
+            while i < n:
+                if i + 1 < n and word[i] == a and word[i + 1] == b:
+                    out.append(tok)
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            new = tuple(out)
         if record is not None:
             cands = sorted({(p, r) for p, r in zip(zip(word, word[1:]), found) if r}, key=lambda t: t[1])
             record.append((word, tuple(cands), (a, b), best_rank, new))
@@ -305,7 +323,7 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
         segment = lambda w: wordpiece_encode_pieces(w, trace, k)  # noqa: E731
     else:
         ranks = _ranks(trace, k)
-        initial_symbols = trace.initial_symbols
+        initial_symbols = _splitter(trace)
         segment = lambda w: _apply(initial_symbols(w), ranks)  # noqa: E731
     # token ids valid at k merges: unk, initial symbols, completions, tokens of merges <= k
     table, ids_all, _, _ = trace._id_table
@@ -331,46 +349,46 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
     ids_get = ids_all.get
     made_get = made_at_of.get
     mlen = len(marker) if marker is not None else 0
-    words = text.split()
-    entries = []
-    form = conv.normalization
-    for ow in words:
-        entry = words_cache.get(ow)
-        if entry is None and simple:
-            # the common case (characters, no normalization, no remapped marker): all in C loops
+    def word_entry(ow):
+        """Per word: (pieces, tokens, ids, offsets within the word, unknown, made_at)."""
+        if simple:
+            # the common case (characters, no normalization, no remapped marker): C loops only
             syms = segment(ow)
             tids = tuple(map(ids_get, syms))
             if None not in tids and max(tids) < limit:
-                lens = list(map(len, syms))
-                if marker is not None and syms[-1].endswith(marker):
-                    lens[-1] -= mlen
-                ends = list(accumulate(lens))
-                entry = (
-                    syms,
-                    tuple(map(table.__getitem__, tids)),
-                    tids,
-                    tuple(zip([0, *ends[:-1]], ends)),
-                    (False,) * len(syms),
-                    tuple(map(made_get, syms)),
-                )
-                if len(words_cache) < 200_000:
-                    words_cache[ow] = entry
-        if entry is None:
-            nw, nmap = _norm_map(ow, form)
-            syms = segment(nw)
-            rows = _word_entry(nw, nmap, syms, ids_all, limit, marker, byte_level, prefix, made_at_of)
-            entry = (
-                tuple(show(r[0]) for r in rows) if remap else tuple(r[0] for r in rows),
-                tuple(unk if r[1] is None else table[r[1]] for r in rows),
-                tuple(0 if r[1] is None else r[1] for r in rows),
-                tuple(r[2] for r in rows),
-                tuple(r[1] is None for r in rows),
-                tuple(r[3] for r in rows),
-            )
-            if len(words_cache) < 200_000:
-                words_cache[ow] = entry
-        entries.append(entry)
+                return syms, tids, None, None
+        nw, nmap = _norm_map(ow, form)
+        syms = segment(nw)
+        rows = _word_entry(nw, nmap, syms, ids_all, limit, marker, byte_level, prefix, made_at_of)
+        return (
+            tuple(show(r[0]) for r in rows) if remap else tuple(r[0] for r in rows),
+            tuple(0 if r[1] is None else r[1] for r in rows),
+            tuple(r[2] for r in rows),
+            tuple(r[3] for r in rows),
+        )
+
+    words = text.split()
+    entries = list(map(words_cache.get, words))
+    if None in entries:
+        # each new distinct word is segmented once; repeats come from the cache
+        fresh = {w: word_entry(w) for w in dict.fromkeys(w for w, e in zip(words, entries) if e is None)}
+        entries = [fresh[w] if e is None else e for w, e in zip(words, entries)]
+        if len(words_cache) + len(fresh) <= 200_000:
+            words_cache.update(fresh)
     return Encoding(text, trace, k, words, entries)
+
+
+def _splitter(trace: Trace):
+    """A fast word -> initial symbols function for the trace's convention."""
+    c = trace.convention
+    m = trace._internal_marker
+    if c.byte_level or c.algorithm != "bpe":
+        return trace.initial_symbols
+    if c.end_of_word is None:
+        return tuple
+    if c.attach_end_of_word:
+        return lambda w: (*w[:-1], w[-1] + m)
+    return lambda w: (*w, m)
 
 
 def _made_at_table(trace: Trace) -> dict:
