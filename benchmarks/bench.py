@@ -2,6 +2,7 @@
 """Benchmark bpe-viz against subword-nmt and Hugging Face tokenizers.
 
     python benchmarks/bench.py [--merges 1000 5000 10000] [--repeat 3] [--out docs/benchmarks.md]
+    python benchmarks/bench.py --quick     # --merges 1000 10000 --repeat 1, for a quick look
 
 Corpus: the text of Python's own documentation topics (``pydoc_data.topics``), so every machine
 with Python has it. What is measured:
@@ -17,7 +18,13 @@ with Python has it. What is measured:
 * snapshot access: ``trace[k]`` with its segmentation, pair counts and vocabulary, cold, for
   random k on the largest trace;
 * encoding the whole text with the largest merge table: ``bpe_viz.encode`` vs subword-nmt's
-  ``BPE.process_line`` on every line vs ``Tokenizer.encode_batch``.
+  ``BPE.process_line`` on every line vs ``Tokenizer.encode_batch``;
+* a slider step of the training stepper: ``MergeExplorer.from_trace`` on a fresh 10,000-merge
+  trace (matplotlib's Agg backend), ``ex.step = k`` timed for random k (seeded) and for
+  consecutive k (as Play moves), with the default chart and, for comparison, no chart
+  (``--all-charts``: every chart);
+* notebook run time: every ``notebooks/*.ipynb`` executed headless with nbclient in a fresh
+  kernel (the time includes the kernel's start-up, measured on its own too).
 
 Results are printed and written as Markdown to ``--out``.
 """
@@ -30,13 +37,16 @@ import datetime
 import gc
 import io
 import json
+import math
 import os
 import platform
 import random
+import re
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -57,8 +67,15 @@ TARGETS = {
     "memory_ratio": 2.0,  # ours / subword-nmt tracemalloc peak
     "snapshot_ms": 20.0,  # median cold snapshot access at the largest N
     "encode_ratio": 1.0,  # ours / subword-nmt apply-bpe
+    "slider_ms": 150.0,  # median wall time of one slider step, default chart
+    "notebook_s": 10.0,  # each notebook executed headless, kernel start-up included
 }
 SNAPSHOT_SAMPLES = 50
+SLIDER_MERGES = 10000
+SLIDER_SAMPLES = 60
+SLIDER_OTHER_SAMPLES = 30  # chart "none" (and with --all-charts the others), for comparison only
+SLIDER_SENTENCE = "The tokenizer splits unfamiliar words into subword units."
+NOTEBOOK_TIMEOUT = 600  # seconds per cell
 
 
 # -- corpus ---------------------------------------------------------------------------------
@@ -191,6 +208,144 @@ def _rss_child(which: str, n: int) -> None:
     print(json.dumps({"mib": (after - before) / 1024}))
 
 
+# -- the training stepper's slider ------------------------------------------------------------
+def pctl(xs, q: float):
+    """Nearest-rank percentile (q in 0..1) of a non-empty list."""
+    ys = sorted(xs)
+    return ys[max(0, min(len(ys) - 1, math.ceil(q * len(ys)) - 1))]
+
+
+def bench_slider(text: str, log, all_charts: bool = False) -> dict:
+    """Time ``ex.step = k`` on a MergeExplorer showing a fresh SLIDER_MERGES-merge trace.
+
+    One step renders the snapshot, the three tables, the colored sentence and the chart (the
+    explorer's own code path when the slider or Play moves). Returns the rows for the report."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bpe_viz.explorers import MergeExplorer
+
+    trace = train_bpe(text, SLIDER_MERGES, preset="subword-nmt")
+    gc.collect()
+    t0 = time.perf_counter()
+    ex = MergeExplorer.from_trace(trace, sentence=SLIDER_SENTENCE)
+    construct_s = time.perf_counter() - t0
+    assert ex.error is None, ex.error
+    default_chart = ex.chart
+    last = len(trace) - 1
+    rng = random.Random(0)
+
+    def measure(chart: str, ks: list[int]) -> dict:
+        ex.chart = chart
+        assert ex.error is None, ex.error
+        wall, cpu = [], []
+        gc.collect()
+        for k in ks:
+            w0, c0 = time.perf_counter(), time.process_time()
+            ex.step = k
+            wall.append((time.perf_counter() - w0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+            assert ex.error is None, f"step {k}, chart {chart}: {ex.error}"
+        return {"n": len(ks), "med": med(wall), "p90": pctl(wall, 0.9), "max": max(wall),
+                "cpu_med": med(cpu)}
+
+    ex.step = last // 2  # one untimed step: first-draw costs (fonts, caches) are paid once a session
+    assert ex.error is None, ex.error
+    rows = []
+    log(f"slider: {SLIDER_SAMPLES} random steps, chart={default_chart!r}")
+    rows.append(("random", default_chart, True,
+                 measure(default_chart, [rng.randrange(1, last + 1) for _ in range(SLIDER_SAMPLES)])))
+    start = rng.randrange(1, last + 2 - SLIDER_SAMPLES)
+    log(f"slider: {SLIDER_SAMPLES} consecutive steps from {start}, chart={default_chart!r}")
+    rows.append(("consecutive (Play)", default_chart, True,
+                 measure(default_chart, list(range(start, start + SLIDER_SAMPLES)))))
+    from bpe_viz.explorers import CHART_CHOICES
+
+    for _label, chart in CHART_CHOICES:
+        if chart != default_chart and (all_charts or chart == "none"):
+            log(f"slider: {SLIDER_OTHER_SAMPLES} random steps, chart={chart!r}")
+            rows.append(("random", chart, False,
+                         measure(chart, [rng.randrange(1, last + 1) for _ in range(SLIDER_OTHER_SAMPLES)])))
+    ex.chart = default_chart
+    ex.close()
+    return {"rows": rows, "construct_s": construct_s, "merges": last, "default_chart": default_chart}
+
+
+# -- notebooks ------------------------------------------------------------------------------------
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished, reaped children so far."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _execute_notebook(path: Path, kernel_env: dict) -> tuple[float, float, str | None]:
+    """Execute one notebook headless in a fresh kernel (working directory: its folder); returns
+    (wall seconds including kernel start-up and shutdown, the kernel's CPU seconds, error or
+    None). nbclient in-process, else ``jupyter nbconvert --execute`` (whose times then also
+    include nbconvert's own start-up)."""
+    cpu0 = _children_cpu()  # the kernel is a child process, reaped when it shuts down
+    try:
+        import nbformat
+        from nbclient import NotebookClient
+    except ImportError:
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = ["jupyter", "nbconvert", "--to", "notebook", "--execute", "--output-dir", tmp,
+                   f"--ExecutePreprocessor.timeout={NOTEBOOK_TIMEOUT}", str(path)]
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=kernel_env)
+            secs = time.perf_counter() - t0
+        err = None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["failed"])[-1]
+        return secs, _children_cpu() - cpu0, err
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=NOTEBOOK_TIMEOUT, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    saved = os.environ.copy()
+    os.environ.clear()
+    os.environ.update(kernel_env)  # the kernel inherits this process's environment
+    try:
+        t0 = time.perf_counter()
+        try:
+            client.execute()
+            err = None
+        except Exception as exc:  # a failing cell: report it, go on
+            plain = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # the traceback's colors
+            lines = [ln for ln in plain.strip().splitlines() if ln.strip()]
+            err = f"{type(exc).__name__}: {lines[-1] if lines else ''}"[:200]
+        secs = time.perf_counter() - t0
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return secs, _children_cpu() - cpu0, err
+
+
+def bench_notebooks(folder: Path, log) -> dict:
+    paths = sorted(folder.glob("*.ipynb"))
+    if not paths:
+        return {"rows": [], "skipped": "no notebooks"}
+    try:
+        import nbformat
+    except ImportError:
+        return {"rows": [], "skipped": "nbformat (Jupyter) not installed"}
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env.pop("MPLBACKEND", None)  # the notebooks get Jupyter's own inline backend
+    # start-up alone: an empty notebook in a fresh kernel (what every notebook below pays too)
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = Path(tmp) / "empty.ipynb"
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell("pass")]
+        nbformat.write(nb, empty)
+        log("notebooks: kernel start-up (empty notebook)")
+        baseline, baseline_cpu, baseline_err = _execute_notebook(empty, env)
+    rows = []
+    for path in paths:
+        log(f"notebooks: executing {path.name}")
+        secs, cpu, err = _execute_notebook(path, env)
+        n_code = sum(c.get("cell_type") == "code" for c in nbformat.read(path, as_version=4).cells)
+        rows.append((path, n_code, secs, cpu, err))
+    return {"rows": rows, "baseline": (baseline, baseline_cpu), "baseline_err": baseline_err}
+
+
 # -- helpers for the report -------------------------------------------------------------------
 def med(xs):
     return statistics.median(xs) if xs else None
@@ -259,17 +414,27 @@ def ours_as_snmt(enc) -> list[str]:
 # -- the run ------------------------------------------------------------------------------------
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--merges", type=int, nargs="+", default=[1000, 5000, 10000])
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--merges", type=int, nargs="+", default=None,
+                    help="merge counts to train (default 1000 5000 10000; --quick: 1000 10000)")
+    ap.add_argument("--repeat", type=int, default=None, help="runs per timing (default 3; --quick: 1)")
+    ap.add_argument("--quick", action="store_true", help="--merges 1000 10000 --repeat 1")
+    ap.add_argument("--notebooks", default="notebooks", help="folder whose *.ipynb are executed")
+    ap.add_argument("--all-charts", action="store_true",
+                    help="time the slider step with every chart, not only the default and none")
     ap.add_argument("--out", default="docs/benchmarks.md")
     ap.add_argument("--_rss", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._rss:
         _rss_child(args._rss[0], int(args._rss[1]))
         return 0
+    if args.merges is None:
+        args.merges = [1000, 10000] if args.quick else [1000, 5000, 10000]
+    if args.repeat is None:
+        args.repeat = 1 if args.quick else 3
 
     command = (f"python benchmarks/bench.py --merges {' '.join(map(str, args.merges))} "
-               f"--repeat {args.repeat} --out {args.out}")
+               f"--repeat {args.repeat} --notebooks {args.notebooks} --out {args.out}"
+               + (" --all-charts" if args.all_charts else ""))
     started = time.perf_counter()
     load_start = os.getloadavg()
     log = lambda *a: print(*a, file=sys.stderr, flush=True)  # noqa: E731
@@ -363,6 +528,22 @@ def main(argv=None) -> int:
     else:
         n_enc_tokens = None
     snmt_enc_tokens = len(" ".join(out).split())
+    del last, trace
+    gc.collect()
+
+    # a slider step of the training stepper, on a fresh 10,000-merge trace
+    load_slider = os.getloadavg()[0]
+    slider = bench_slider(text, log, args.all_charts)
+    slider["load"] = (load_slider, os.getloadavg()[0])
+    gc.collect()
+
+    # every notebook, headless, in a fresh kernel
+    nb_dir = Path(args.notebooks)
+    if not nb_dir.is_absolute():
+        nb_dir = ROOT / nb_dir
+    load_nb = os.getloadavg()[0]
+    notebooks = bench_notebooks(nb_dir, log)
+    notebooks["load"] = (load_nb, os.getloadavg()[0])
 
     elapsed = time.perf_counter() - started
 
@@ -413,11 +594,43 @@ def main(argv=None) -> int:
           "n/a" if n_enc_tokens is None else f"{n_enc_tokens:,}", "n/a" if eratio is None else f"{eratio:.2f}"],
          ["subword-nmt BPE.process_line, every line", fmt_s(es), f"{snmt_enc_tokens:,}", "1.00"],
          ["tokenizers encode_batch(lines)", fmt_s(eh), "", f"{eh / es:.2f}"]])
+    # slider
+    rows_sl = []
+    for how, chart, targeted, m in slider["rows"]:
+        rows_sl.append([how, f"{chart}" + (" (default)" if chart == slider["default_chart"] else ""), m["n"],
+                        f"{m['med']:.1f}", f"{m['p90']:.1f}", f"{m['max']:.1f}", f"{m['cpu_med']:.1f}"])
+        if targeted:
+            checks.append([f"slider step, {how} k, chart={chart}, median", f"≤ {TARGETS['slider_ms']:.0f} ms",
+                           f"{m['med']:.1f} ms (p90 {m['p90']:.1f})", verdict(m["med"] <= TARGETS["slider_ms"])])
+    t_slider = md_table(["steps k", "chart", "samples", "median ms", "p90 ms", "max ms", "CPU median ms"], rows_sl)
+
+    # notebooks
+    if notebooks["rows"]:
+        rows_nb = []
+        for path, n_code, secs, cpu, err in notebooks["rows"]:
+            ok = err is None and secs <= TARGETS["notebook_s"]
+            rows_nb.append([f"`{path.name}`", n_code, f"{secs:.1f}", f"{cpu:.1f}",
+                            "ok" if err is None else f"error: {err}", verdict(ok)])
+            checks.append([f"notebook `{path.name}` executed headless", f"≤ {TARGETS['notebook_s']:.0f} s, no error",
+                           f"{secs:.1f} s" + ("" if err is None else ", error"), verdict(ok)])
+        base, base_cpu = notebooks["baseline"]
+        rows_nb.append(["(kernel start-up alone: an empty notebook)", 1, f"{base:.1f}", f"{base_cpu:.1f}",
+                        "ok" if notebooks["baseline_err"] is None else f"error: {notebooks['baseline_err']}", ""])
+        t_nb = md_table(["notebook", "code cells", "seconds", "kernel CPU s", "result",
+                         f"≤ {TARGETS['notebook_s']:.0f} s"], rows_nb)
+    else:
+        t_nb = (f"No notebooks in `{args.notebooks}/`: nothing executed." if notebooks["skipped"] == "no notebooks"
+                else f"Skipped: {notebooks['skipped']}.")
+        checks.append(["notebooks executed headless", f"≤ {TARGETS['notebook_s']:.0f} s each",
+                       notebooks["skipped"], "n/a"])
+
     t_checks = md_table(["target", "wanted", "measured", ""], checks)
 
     print()
     for title, table in (("Training", t_train), ("Memory", t_mem), ("Snapshot access (cold)", t_snap),
-                         (f"Encoding the whole text ({n_big:,} merges)", t_enc), ("Targets", t_checks)):
+                         (f"Encoding the whole text ({n_big:,} merges)", t_enc),
+                         (f"Slider step ({slider['merges']:,}-merge trace)", t_slider),
+                         ("Notebook run time", t_nb), ("Targets", t_checks)):
         print(f"## {title}\n{table}\n")
     print(f"total benchmark time: {elapsed:.0f} s")
 
@@ -492,6 +705,36 @@ The whole corpus encoded with the {n_big:,}-merge table: ours `bpe_viz.encode(te
 its word cache cleared first; subword-nmt `apply_bpe.BPE(codes).process_line` over every line
 (only the segmentation is timed, the `BPE` object is made beforehand, from the codes of the same
 learn run); tokenizers `encode_batch(lines)` on the trained tokenizer (native, multi-threaded).
+
+## Slider step
+
+{t_slider}
+
+What one move of the training stepper's slider (or one tick of Play) costs: a fresh
+`train_bpe(text, {SLIDER_MERGES}, preset="subword-nmt")` shown by
+`MergeExplorer.from_trace(trace, sentence="{SLIDER_SENTENCE}")` (built in
+{slider["construct_s"]:.2f} s), matplotlib's Agg backend, then `ex.step = k` timed: it renders the
+merge, the words / pairs / vocabulary tables, the colored sentence (`encode` with the first k
+merges) and the chart to PNG, all in Python (the browser's share, drawing the widgets, is not in
+it). "random": {SLIDER_SAMPLES} seeded random k (a jump of the slider); "consecutive (Play)":
+{SLIDER_SAMPLES} k in a row, as Play moves. After one untimed step (first-draw costs are paid once
+a session), with `ex.error is None` checked after every step. The target is for the default
+chart; the other rows ({SLIDER_OTHER_SAMPLES} random k each) are for comparison: "none" shows what
+the step costs without the chart (so the chart's share is the difference). Wall time is
+what a learner waits; CPU time is this process's alone, less sensitive to other work on the
+machine (load average (1 min) {slider["load"][0]:.2f} before this section, {slider["load"][1]:.2f} after).
+
+## Notebook run time
+
+{t_nb}
+
+Each `{args.notebooks}/*.ipynb` executed top to bottom with nbclient (what
+`jupyter nbconvert --to notebook --execute` does) in a fresh `python3` kernel, working directory
+the notebook's folder, `PYTHONPATH` pointing at this checkout; nothing is written back. The
+seconds (wall) include starting and stopping the kernel, measured on its own as the empty
+notebook's row; "kernel CPU s" is the kernel process's own CPU time (user + system, from
+`getrusage(RUSAGE_CHILDREN)` once it has exited), which other work on the machine inflates less
+(load average (1 min) {notebooks["load"][0]:.2f} before this section, {notebooks["load"][1]:.2f} after).
 """
     out = Path(args.out)
     if not out.is_absolute():
