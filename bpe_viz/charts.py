@@ -16,7 +16,7 @@ Example::
     >>> from bpe_viz import train_bpe
     >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
     >>> ax = plot_pair_counts(trace[0], top=5)
-    >>> ax.get_yticklabels()[0].get_text()
+    >>> pair_labels(ax)[0]
     '(e, s)'
 """
 
@@ -29,6 +29,8 @@ from fractions import Fraction
 
 __all__ = [
     "plot_pair_counts",
+    "pair_labels",
+    "bar_notes",
     "plot_merge_counts",
     "plot_compression",
     "compression_curve",
@@ -96,6 +98,16 @@ def _empty(ax, message: str):
     return ax
 
 
+def pair_labels(ax) -> list[str]:
+    """The pair names written beside the bars of :func:`plot_pair_counts`, top to bottom."""
+    return [t.get_text() for t in ax.texts if t.get_gid() == "bpe-pair-label"]
+
+
+def bar_notes(ax) -> list[str]:
+    """The value notes at the end of the bars of :func:`plot_pair_counts` ("9  ← next merge")."""
+    return [t.get_text() for t in ax.texts if t.get_gid() == "bpe-note"]
+
+
 def plot_pair_counts(snapshot, top: int = 20, ax=None):
     """Bar chart of the ``top`` best pairs at a step; the next merge highlighted, ties hatched.
 
@@ -106,7 +118,7 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
         >>> from bpe_viz import train_bpe
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
         >>> ax = plot_pair_counts(trace[1], top=3)
-        >>> [t.get_text() for t in ax.get_yticklabels()]
+        >>> pair_labels(ax)
         ['(es, t)', '(t, </w>)', '(l, o)']
     """
     top = _check_int("top", top, 1, allow_none=False)
@@ -146,8 +158,14 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
             note += "  ← next merge"
         elif n_top > 1 and keys[i] == keys[0]:
             note += "  tie"
-        ax.text(v + vmax * 0.01, i, note, va="center", fontsize="small", **_TEXT)
-    ax.set_yticks(y, [_pair_label(p) for p, _ in ranked], family="monospace", **_TEXT)
+        ax.text(v + vmax * 0.01, i, note, va="center", fontsize="small", gid="bpe-note", **_TEXT)
+    # pair names as plain texts beside the bars, not tick labels: matplotlib rebuilds tick
+    # objects on every redraw, which would cost a slider step more than the whole rest
+    ax.set_yticks([])
+    label_at = ax.get_yaxis_transform()  # x in axes fractions, y in data units
+    for i, (p, _) in enumerate(ranked):
+        ax.text(-0.01, i, _pair_label(p), transform=label_at, ha="right", va="center",
+                family="monospace", gid="bpe-pair-label", **_TEXT)
     ax.set_ylim(len(ranked) - 0.5, -0.5)  # best pair at the top
     ax.set_xlim(0, vmax * 1.3)
     # every bar carries its value as text, so the x tick labels would only repeat them

@@ -537,7 +537,13 @@ class MergeExplorer(_Explorer):
         fig = self._chart_figure()
         if self._fig_chart == self.chart and len(fig.axes) == 1:
             ax = fig.axes[0]
-            ax.clear()  # same kind of chart as last step: reuse its Axes (cheaper)
+            if self.chart == "pairs":
+                # bars and texts only, no ticks: removing them is far cheaper than ax.clear(),
+                # which rebuilds both axes' tick machinery on every slider step
+                for artist in [*ax.patches, *ax.texts, *ax.lines, *ax.collections]:
+                    artist.remove()
+            else:
+                ax.clear()  # same kind of chart as last step: reuse its Axes (cheaper)
         else:
             # another kind: a fresh Axes (ax.clear() keeps a few settings, e.g. spines, and a twin axis)
             fig.clear()
@@ -571,7 +577,9 @@ class MergeExplorer(_Explorer):
 
 def _fit_left_margin(fig, ax, fontsize_pt=10.0):
     """Room on the left for the longest y tick label (monospace: ~0.6 em per character)."""
-    longest = max((len(t.get_text()) for t in ax.get_yticklabels()), default=4)
+    from .charts import pair_labels
+
+    longest = max((len(t) for t in pair_labels(ax)), default=4)
     inches = 0.15 + longest * 0.6 * fontsize_pt / 72
     left = min(0.55, inches / fig.get_figwidth())
     fig.subplots_adjust(left=left, right=0.96, top=0.9, bottom=0.15)

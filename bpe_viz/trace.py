@@ -238,7 +238,10 @@ class Snapshot:
             raise ValueError(f"n must be an int >= 0, got {n!r}")
         if "ranked_pairs" in self.__dict__:
             return self.ranked_pairs[:n]
-        return self.trace._top(self, n) if n else []
+        memo = self.__dict__.setdefault("_top_memo", {})
+        if n not in memo:
+            memo[n] = self.trace._top(self, n) if n else []
+        return list(memo[n])
 
     @cached_property
     def ranked_pairs(self) -> list[tuple[tuple[str, str], int]]:
@@ -545,9 +548,12 @@ class Trace(Sequence):
         return ranked
 
     def _items(self, snap: Snapshot):
-        counts = snap._state[1]
-        pairs = self._pairs
-        return [(pairs[i], c) for i, c in enumerate(counts) if c]
+        """(internal pair, count) of every pair present at the snapshot's step (cached there)."""
+        items = snap.__dict__.get("_items")
+        if items is None:
+            pairs = self._pairs
+            items = snap.__dict__["_items"] = [(pairs[i], c) for i, c in enumerate(snap._state[1]) if c]
+        return items
 
     def _ranked(self, snap: Snapshot):
         return self._rank(snap, self._items(snap))

@@ -18,6 +18,8 @@ from matplotlib.figure import Figure
 from bpe_viz import train_bpe, train_wordpiece
 from bpe_viz.charts import (
     BLUE,
+    bar_notes,
+    pair_labels,
     ORANGE,
     VERMILLION,
     bpe_wordpiece_picks,
@@ -47,7 +49,7 @@ def new_ax(w=6.4, h=3.6):
 def test_pair_counts_highlights_the_winner_and_hatches_ties(toy):
     ax = plot_pair_counts(toy[0], top=6, ax=new_ax())
     assert isinstance(ax, Axes)
-    labels = [t.get_text() for t in ax.get_yticklabels()]
+    labels = pair_labels(ax)
     assert labels == [f"({a}, {b})" for (a, b), _ in toy[0].ranked_pairs[:6]]
     bars = ax.patches
     assert [b.get_width() for b in bars] == [c for _, c in toy[0].ranked_pairs[:6]]
@@ -55,7 +57,7 @@ def test_pair_counts_highlights_the_winner_and_hatches_ties(toy):
     # (s, t) and (t, </w>) tie with (e, s) at 9: hatched, and labelled in text too
     assert [bool(b.get_hatch()) for b in bars] == [False, True, True, False, False, False]
     assert all(to_hex(b.get_facecolor()).upper() == ORANGE.upper() for b in bars[1:3])
-    notes = [t.get_text() for t in ax.texts]
+    notes = bar_notes(ax)
     assert notes[0].endswith("← next merge") and notes[1].endswith("tie") and notes[3] == "8"
     assert "3 pairs tie" in ax.get_title()
 
@@ -64,7 +66,7 @@ def test_pair_counts_wordpiece_uses_scores():
     trace = train_wordpiece(HF_COURSE, 3)
     ax = plot_pair_counts(trace[0], top=4, ax=new_ax())
     first = trace[0].ranked_pairs[0][0]
-    assert ax.get_yticklabels()[0].get_text() == f"({first[0]}, {first[1]})"
+    assert pair_labels(ax)[0] == f"({first[0]}, {first[1]})"
     assert ax.patches[0].get_width() == pytest.approx(float(trace[0].scores()[first]))
     assert "score" in ax.get_xlabel()
 
