@@ -10,7 +10,7 @@ The notebook-facing API. Training keeps a snapshot after every merge::
 
 from . import corpora
 from .bpe import PRESETS, TIE_BREAKS, Training, best_pair, iter_bpe, train_bpe
-from .corpus import from_symbol_dict, word_counts
+from .corpus import bytes_to_symbols, from_symbol_dict, symbols_to_bytes, word_counts
 from .encode import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
 from .symbols import merge_symbols
 from .interop import read_codes, replay_bpe, replay_codes, to_hf_tokenizer, write_codes
@@ -33,6 +33,8 @@ __all__ = [
     "merge_symbols",
     "from_symbol_dict",
     "word_counts",
+    "bytes_to_symbols",
+    "symbols_to_bytes",
     "write_codes",
     "read_codes",
     "replay_bpe",

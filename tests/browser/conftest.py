@@ -1,0 +1,242 @@
+"""Fixtures for the real-browser tests: Debian's Chromium (Playwright), a JupyterLab server and
+Voilà servers on free ports, each with its own Jupyter dirs, always shut down (process group).
+
+The whole suite skips with a reason when there is no ``chromium`` or no Python ``playwright``
+(see ``browser_support.SKIP_REASON``), so ``make test`` works on machines without a browser.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import browser_support as bs  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    if bs.SKIP_REASON is None:
+        return
+    here = Path(__file__).resolve().parent
+    mark = pytest.mark.skip(reason=bs.SKIP_REASON)
+    for item in items:
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(mark)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    rep = yield
+    setattr(item, f"rep_{rep.when}", rep)
+    return rep
+
+
+def _failed(request) -> bool:
+    return any(getattr(getattr(request.node, f"rep_{when}", None), "failed", False)
+               for when in ("setup", "call"))
+
+
+def artifact_name(request) -> str:
+    return re.sub(r"[^\w.-]+", "_", request.node.name).strip("_")
+
+
+# -- the browser --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=bs.CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def pages(browser, request):
+    """``pages.new()`` → a fresh page; screenshot on failure, closed after the test."""
+    ps = bs.Pages(browser, artifact_name(request))
+    yield ps
+    ps.close(_failed(request))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fresh_artifacts():
+    """test-artifacts/browser/ holds this run's screenshots and logs only."""
+    shutil.rmtree(bs.ARTIFACTS, ignore_errors=True)
+    bs.ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+
+@pytest.fixture(autouse=True)
+def no_js_errors(request, fresh_artifacts):
+    """Fails the test on any uncaught JavaScript error (or console.error) not allow-listed in
+    ``browser_support.JS_ALLOW_LIST``, from any page the test used; screenshots of the pages
+    still open when the test failed."""
+    yield
+    if _failed(request):
+        for i, js in enumerate(bs.LIVE_JS):
+            if not js.closed:
+                try:
+                    js.page.screenshot(path=str(bs.ARTIFACTS / f"FAILED-{artifact_name(request)}-{i}.png"))
+                except Exception:
+                    pass
+    errors = [e for js in bs.LIVE_JS for e in js.take()]
+    bs.LIVE_JS[:] = [js for js in bs.LIVE_JS if not js.closed]
+    if errors:
+        pytest.fail("JavaScript errors in the page:\n" + "\n\n".join(errors), pytrace=False)
+
+
+# -- a scratch copy of the repo, JupyterLab on it ------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def repo_copy(tmp_path_factory) -> Path:
+    """The repo copied to a tmp dir (stored outputs cleared): notebooks run there, never in place."""
+    return bs.copy_repo(tmp_path_factory.mktemp("repo") / "bpe-viz")
+
+
+class Server:
+    def __init__(self, base: str, root: Path, proc, log: Path):
+        self.base, self.root, self.proc, self.log = base, root, proc, log
+
+
+@pytest.fixture(scope="session")
+def lab(repo_copy, tmp_path_factory):
+    """JupyterLab on 127.0.0.1, a free port, no token, its own config/data/runtime dirs and user
+    settings, serving the repo copy. Kernels and the server are shut down (process group killed)
+    however the tests end."""
+    home = tmp_path_factory.mktemp("jupyter-lab")
+    env = bs.jupyter_env(home, repo_copy)
+    port = bs.free_port()
+    cmd = [bs.python(), "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+           "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
+           "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+           f"--ServerApp.root_dir={repo_copy}", "--LabApp.news_url=None"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = bs.ARTIFACTS / "jupyterlab.log"
+    proc = bs.start(cmd, env=env, cwd=repo_copy, log=log)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        bs.wait_until(lambda: bs.api(base, "/api/status") is not None, 60, "JupyterLab", proc, log)
+        yield Server(base, repo_copy, proc, log)
+    finally:
+        bs.shutdown_kernels(base)
+        bs.stop(proc)
+
+
+# -- Voilà --------------------------------------------------------------------------------------
+
+
+class VoilaServers:
+    """One ``voila notebooks/X.ipynb --no-browser --port PORT --Voila.ip=127.0.0.1`` per notebook
+    (each serves its notebook at /), started together when the first Voilà test asks.
+
+    Voilà runs the whole notebook in a new kernel for every page load, so while a test looks at
+    notebook i, the page of notebook i+1 is already requested (``open`` prefetches it): its
+    kernel computes while the browser renders. A test's server is stopped (SIGTERM to its
+    process group: its kernels too) as soon as the test is done; all are reaped (SIGKILL if
+    needed) at the end of the session."""
+
+    def __init__(self, repo: Path, tmp_path_factory, browser):
+        self.repo, self.tmp = repo, tmp_path_factory
+        self.notebooks = sorted((repo / "notebooks").glob("*.ipynb"))
+        self.started: dict[str, tuple] = {}
+        self.pages = bs.Pages(browser, "voila")
+        self.prefetched: dict[str, object] = {}
+
+    def _start(self, nb: Path):
+        if nb.name in self.started:
+            return
+        env = bs.jupyter_env(self.tmp.mktemp("jupyter-voila"), self.repo)
+        port = bs.free_port()
+        cmd = [bs.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}",
+               "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--Voila.show_tracebacks=True"]
+        log = bs.ARTIFACTS / f"voila-{nb.stem}.log"
+        self.started[nb.name] = (port, bs.start(cmd, env=env, cwd=nb.parent, log=log), log)
+
+    def url(self, name: str) -> str:
+        nb = self.repo / "notebooks" / name
+        assert nb.exists(), f"{name} appeared after the session started: run the suite again"
+        for other in self.notebooks:
+            self._start(other)
+        self._start(nb)
+        port, proc, log = self.started[name]
+        # every GET starts a kernel and runs the notebook: probe readiness with a TCP connect only
+        bs.wait_until(lambda: bs.port_open(port), 60, f"Voilà on {name}", proc, log)
+        return f"http://127.0.0.1:{port}"
+
+    def _load(self, name: str):
+        page = self.pages.new(width=1280, height=900, suffix="-" + name.removesuffix(".ipynb"), track=False)
+        page.goto(self.url(name) + "/", wait_until="commit", timeout=120_000)
+        return page
+
+    def open(self, name: str):
+        """A page loading the Voilà app of ``name`` (charged to the running test); the next
+        notebook's page starts loading too."""
+        page = self.prefetched.pop(name, None) or self._load(name)
+        bs.claim(page)
+        names = [n.name for n in self.notebooks]
+        if name in names and names.index(name) + 1 < len(names):
+            following = names[names.index(name) + 1]
+            if following not in self.prefetched:
+                try:
+                    self.prefetched[following] = self._load(following)
+                except Exception:
+                    pass  # its own test will say what is wrong
+        return page
+
+    def release(self, name: str, page=None, failed=False):
+        if page is not None:
+            if failed:
+                try:
+                    page.screenshot(path=str(bs.ARTIFACTS / f"FAILED-voila-{name.removesuffix('.ipynb')}.png"))
+                except Exception:
+                    pass
+            bs.Pages.close_page(page)
+        port, proc, log = self.started[name]
+        try:
+            os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+
+    def stop_all(self):
+        self.pages.close(failed=False)
+        bs.stop_all([proc for _port, proc, _log in self.started.values()], timeout=3)
+
+
+@pytest.fixture(scope="session")
+def voila_servers(repo_copy, tmp_path_factory, browser):
+    servers = VoilaServers(repo_copy, tmp_path_factory, browser)
+    try:
+        yield servers
+    finally:
+        servers.stop_all()
+
+
+@pytest.fixture
+def voila_page(voila_servers, request):
+    """``voila_page(notebook file name)`` → a page loading that notebook's Voilà app; the page
+    is closed and the server stopped after the test."""
+    used = []
+
+    def open_(name: str):
+        page = voila_servers.open(name)
+        used.append((name, page))
+        return page
+
+    try:
+        yield open_
+    finally:
+        for name, page in used:
+            voila_servers.release(name, page, failed=_failed(request))
