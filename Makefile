@@ -1,6 +1,7 @@
 # bpe-viz developer commands. Everything runs inside .venv, made on first use.
 #   make test    install (if needed), run the tests, then check the notebooks with nbval
 #   make lab     JupyterLab on notebooks/
+#   make present the first notebook as a Voilà app, no code (PRESENT=notebooks/ for all of them)
 #   make bench   the benchmark; writes docs/benchmarks.md
 #   make clean   remove the venv and caches
 
@@ -10,7 +11,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PIP    := $(PY) -m pip --disable-pip-version-check -qq
 
-.PHONY: venv test lab bench clean
+.PHONY: venv test lab present bench clean
 
 venv: $(STAMP)
 
@@ -39,6 +40,11 @@ test: $(STAMP)
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
+
+PRESENT ?= notebooks/01_from_compression_to_subwords.ipynb
+
+present: $(STAMP)
+	$(VENV)/bin/voila $(PRESENT)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench.py

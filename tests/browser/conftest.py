@@ -62,14 +62,6 @@ def browser():
             b.close()
 
 
-@pytest.fixture
-def pages(browser, request):
-    """``pages.new()`` → a fresh page; screenshot on failure, closed after the test."""
-    ps = bs.Pages(browser, artifact_name(request))
-    yield ps
-    ps.close(_failed(request))
-
-
 @pytest.fixture(scope="session", autouse=True)
 def fresh_artifacts():
     """test-artifacts/browser/ holds this run's screenshots and logs only."""

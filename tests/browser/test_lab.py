@@ -15,10 +15,8 @@ import pytest
 
 from browser_support import SKIP_REASON
 
-if SKIP_REASON:
-    pytest.skip(SKIP_REASON, allow_module_level=True)
-
-from playwright.sync_api import expect  # noqa: E402
+if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the reason
+    from playwright.sync_api import expect
 
 import browser_support as bs  # noqa: E402
 from bpe_viz import corpora, encode, train_bpe, train_wordpiece  # noqa: E402
@@ -254,11 +252,31 @@ def test_stepper_screenshot(widgets_nb):
     try:
         widget.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
+        box = widget.bounding_box()
         bs.DOCS.mkdir(exist_ok=True)
-        widget.screenshot(path=str(bs.DOCS / "stepper.png"), animations="disabled")
+        m = 8  # a small white margin around the widget
+        page.screenshot(path=str(bs.DOCS / "stepper.png"), animations="disabled",
+                        clip={"x": box["x"] - m, "y": box["y"] - m,
+                              "width": box["width"] + 2 * m, "height": box["height"] + 2 * m})
     finally:
         page.set_viewport_size({"width": 1366, "height": 1000})
     assert (bs.DOCS / "stepper.png").stat().st_size > 10_000
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "bpe_viz/explorers.py: the chart Image widgets stretch to the width of the explorer (a flex "
+    "column stretches its children), so a 409x217 px chart is shown ~1180 px wide and blurry. "
+    "Fix: widgets.Image(format='png', layout=widgets.Layout(align_self='flex-start')) for "
+    "MergeExplorer._chart_view and CompareExplorer._chart_view (checked in this browser)."))
+def test_charts_shown_at_their_own_size(widgets_nb):
+    """The charts are PNGs: shown larger than their pixels they blur (the "size" option is the
+    way to get them bigger: it raises their resolution)."""
+    page, outs = widgets_nb
+    for name in ("merge", "compare"):
+        img = outs[name].locator("img.widget-image")
+        expect(img).to_be_visible()
+        natural, shown = img.evaluate("i => [i.naturalWidth, i.clientWidth]")
+        assert natural > 0 and shown <= natural * 1.05, f"{name}: a {natural} px wide chart shown {shown} px wide"
 
 
 def test_encoder_typing(widgets_nb):
