@@ -353,7 +353,8 @@ class MergeExplorer(_Explorer):
         self._merge_view = widgets.HTML()
         self._tables_view = widgets.HTML()
         self._sentence_view = widgets.HTML()
-        self._chart_view = widgets.Image(format="png")
+        # shown at its own pixel size: a flex column would stretch it wide and blurry
+        self._chart_view = widgets.Image(format="png", layout=widgets.Layout(align_self="flex-start"))
         self._view.children = [self._header, self._merge_view, self._sentence_box, self._sentence_view,
                                self._tables_view, self._chart_view]
 
@@ -792,7 +793,8 @@ class CompareExplorer(_Explorer):
         self._header = widgets.HTML()
         self._bpe_view = widgets.HTML(layout=widgets.Layout(width="50%"))
         self._wp_view = widgets.HTML(layout=widgets.Layout(width="50%"))
-        self._chart_view = widgets.Image(format="png")
+        # shown at its own pixel size: a flex column would stretch it wide and blurry
+        self._chart_view = widgets.Image(format="png", layout=widgets.Layout(align_self="flex-start"))
         self._view.children = [self._header, widgets.HBox([self._bpe_view, self._wp_view]), self._chart_view]
         rows = []
         if controls:

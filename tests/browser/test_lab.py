@@ -112,6 +112,11 @@ def widgets_nb(lab, lab_app):
         for name in CELLS:
             if name != "imports":
                 outputs[name].locator(".widget-vbox").first.wait_for(state="visible")
+    except BaseException:
+        lab_app.drop(SCRATCH)  # with a screenshot
+        lab_app.close(SCRATCH)
+        raise
+    try:
         yield page, outputs
     finally:
         lab_app.close(SCRATCH)
@@ -132,7 +137,7 @@ def eventually(read, expected, what: str, timeout: float = 10.0):
     deadline = time.monotonic() + timeout
     got = read()
     while got != expected and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.2)
         got = read()
     assert got == expected, f"{what}: expected {expected!r}, the page shows {got!r}"
 
@@ -263,11 +268,6 @@ def test_stepper_screenshot(widgets_nb):
     assert (bs.DOCS / "stepper.png").stat().st_size > 10_000
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "bpe_viz/explorers.py: the chart Image widgets stretch to the width of the explorer (a flex "
-    "column stretches its children), so a 409x217 px chart is shown ~1180 px wide and blurry. "
-    "Fix: widgets.Image(format='png', layout=widgets.Layout(align_self='flex-start')) for "
-    "MergeExplorer._chart_view and CompareExplorer._chart_view (checked in this browser)."))
 def test_charts_shown_at_their_own_size(widgets_nb):
     """The charts are PNGs: shown larger than their pixels they blur (the "size" option is the
     way to get them bigger: it raises their resolution)."""
