@@ -171,7 +171,6 @@ class Pages:
             js.closed = True
 
 
-
 # -- processes and ports ------------------------------------------------------------------------
 
 
@@ -189,24 +188,47 @@ def port_open(port: int) -> bool:
         return False
 
 
+def _die_with_parent():
+    """In the child, before exec: get SIGTERM when the test process dies, even if it is killed
+    without running its finalizers (a CI timeout); the server then shuts its kernels down."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 def start(cmd: list[str], *, env: dict, cwd: Path, log: Path) -> subprocess.Popen:
     """Start a server in its own process group (so it and its kernels can be killed together)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     out = open(log, "wb")
     try:
         return subprocess.Popen(cmd, env=env, cwd=str(cwd), stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
     finally:
         out.close()  # the child has its own copy
 
 
 def stop(proc: subprocess.Popen, timeout: float = 10.0):
-    """SIGTERM the process group, then SIGKILL whatever is left (kernels included)."""
+    """Stop a server: SIGTERM (it shuts its kernels down), then SIGKILL its whole process group."""
     stop_all([proc], timeout)
 
 
+def terminate(proc: subprocess.Popen):
+    """Ask a server to stop (SIGTERM to the server: it shuts its kernels down and reaps them);
+    :func:`stop_all` makes sure later."""
+    try:
+        proc.terminate()
+    except ProcessLookupError:
+        pass
+
+
 def stop_all(procs: list, timeout: float = 5.0):
-    """Stop servers together: SIGTERM every process group, wait, SIGKILL what is left."""
+    """Stop servers together: SIGTERM each server (a Jupyter server or Voilà then shuts its
+    kernels down), wait up to ``timeout``, then SIGKILL every process group (kernels included)
+    so that nothing outlives the tests, whatever happened."""
     groups = []
     for proc in procs:
         if proc is None:
@@ -215,22 +237,13 @@ def stop_all(procs: list, timeout: float = 5.0):
             groups.append((proc, os.getpgid(proc.pid)))
         except ProcessLookupError:
             groups.append((proc, None))
-    for _proc, pgid in groups:
-        if pgid is not None:
-            try:
-                os.killpg(pgid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        terminate(proc)
     deadline = time.monotonic() + timeout
     for proc, _pgid in groups:
         try:
             proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             pass
-    # kernels live in the same groups: a moment to exit on their own, then make sure
-    deadline = time.monotonic() + 1
-    while time.monotonic() < deadline and any(p is not None and _group_alive(p) for _proc, p in groups):
-        time.sleep(0.1)
     for proc, pgid in groups:
         if pgid is not None:
             try:
@@ -241,14 +254,6 @@ def stop_all(procs: list, timeout: float = 5.0):
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
 
 
 def wait_until(check, timeout: float, what: str, proc: subprocess.Popen | None = None, log: Path | None = None):
@@ -283,7 +288,6 @@ def jupyter_env(home: Path, repo: Path) -> dict:
         env[k] = str(v)
     env.pop("JUPYTER_PATH", None)
     env["PYTHONPATH"] = os.pathsep.join([str(repo)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"  # quiets a debugpy warning printed by ipykernel
     settings = dirs["JUPYTERLAB_SETTINGS_DIR"] / "@jupyterlab"
     user_settings = {
@@ -419,22 +423,35 @@ def goto_notebook(page, base: str, rel_path: str, workspace: str):
     page.goto(f"{base}/lab/workspaces/{workspace}/tree/{rel_path}?reset", wait_until="commit", timeout=60_000)
 
 
+_READY_JS = """
+(idle) => {
+  const dialog = document.querySelector('.jp-Dialog');
+  if (dialog) return 'dialog';
+  const status = [...document.querySelectorAll('.jp-StatusBar-Widget, .jp-StatusBar-TextItem')]
+      .some(e => e.textContent.trim() === idle);
+  return status ? 'idle' : false;
+}
+"""
+
+
 def wait_notebook_ready(page, rel_path: str, timeout: float = 90_000):
     """The visible notebook panel, once the kernel is really idle (the status bar text, not the
     toolbar's flickering data-status). A "select kernel" dialog gets the default kernel."""
     panel = page.locator(".jp-NotebookPanel:visible")
     panel.first.wait_for(state="visible", timeout=timeout)
     deadline = time.monotonic() + timeout / 1000
-    idle = page.get_by_text(KERNEL_IDLE)
-    while time.monotonic() < deadline:
-        if idle.count() and idle.first.is_visible():
+    while True:
+        left = max(1000, (deadline - time.monotonic()) * 1000)
+        try:
+            what = page.wait_for_function(_READY_JS, arg=KERNEL_IDLE, timeout=left, polling=200).json_value()
+        except Exception as exc:
+            raise TimeoutError(f"{rel_path}: the kernel never became idle") from exc
+        if what == "idle":
             break
-        dialog = page.locator(".jp-Dialog")
-        if dialog.count() and dialog.first.is_visible():
-            dialog.locator("button.jp-mod-accept").first.click()
-        page.wait_for_timeout(150)
-    else:
-        raise TimeoutError(f"{rel_path}: the kernel never became idle")
+        page.locator(".jp-Dialog button.jp-mod-accept").first.click()
+        page.locator(".jp-Dialog").first.wait_for(state="detached")
+    expect_idle = page.get_by_text(KERNEL_IDLE)
+    expect_idle.first.wait_for(state="visible", timeout=10_000)
     return panel.first
 
 
@@ -466,21 +483,25 @@ class LabApp:
         """Open ``rel`` (relative to the server root); the notebook panel once its kernel is idle."""
         start_session(self.base, rel, kernel)  # the kernel boots while the page loads
         if self.page is None:
-            self.page = self.pages.new(height=1000, suffix="-lab", track=False)
+            self.page = self.pages.new(height=1000, track=False)
             goto_notebook(self.page, self.base, rel, unique("ws"))
-            first = True
         else:
             menu(self.page, "File", "Open from Path")
             self.page.locator(".jp-Dialog input").fill(rel)
             self.page.keyboard.press("Enter")
-            first = False
         claim(self.page)
         self.current = rel
         name = rel.split("/")[-1]
         tab = self.page.locator(".jp-mod-current .lm-TabBar-tabLabel, .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel")
         panel = wait_notebook_ready(self.page, rel)
-        if first:
-            self.page.keyboard.press("Control+b")  # hide the file browser: wider screenshots
+        # the file browser comes back when the last tab closes: hide it (wider screenshots)
+        left = self.page.locator("#jp-left-stack")
+        if left.is_visible():
+            self.page.keyboard.press("Control+b")
+            try:
+                left.wait_for(state="hidden", timeout=3_000)
+            except Exception:
+                pass  # only cosmetic
         tab.filter(has_text=name).first.wait_for(timeout=30_000)
         assert self.page.locator(".jp-NotebookPanel:visible").count() == 1
         return panel

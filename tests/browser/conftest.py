@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import sys
 from pathlib import Path
 
@@ -136,9 +135,9 @@ class VoilaServers:
 
     Voilà runs the whole notebook in a new kernel for every page load, so while a test looks at
     notebook i, the page of notebook i+1 is already requested (``open`` prefetches it): its
-    kernel computes while the browser renders. A test's server is stopped (SIGTERM to its
-    process group: its kernels too) as soon as the test is done; all are reaped (SIGKILL if
-    needed) at the end of the session."""
+    kernel computes while the browser renders. A test's server is stopped (SIGTERM: Voilà
+    shuts its kernels down) as soon as the test is done; at the end of the session every process group
+    is killed, so nothing outlives the tests."""
 
     def __init__(self, repo: Path, tmp_path_factory, browser):
         self.repo, self.tmp = repo, tmp_path_factory
@@ -196,11 +195,7 @@ class VoilaServers:
                 except Exception:
                     pass
             bs.Pages.close_page(page)
-        port, proc, log = self.started[name]
-        try:
-            os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+        bs.terminate(self.started[name][1])
 
     def stop_all(self):
         self.pages.close(failed=False)

@@ -259,10 +259,10 @@ def test_stepper_screenshot(widgets_nb):
         page.wait_for_timeout(300)
         box = widget.bounding_box()
         bs.DOCS.mkdir(exist_ok=True)
-        m = 8  # a small white margin around the widget
+        m = 8  # a small white margin around the widget (not above: the code cell's border)
         page.screenshot(path=str(bs.DOCS / "stepper.png"), animations="disabled",
-                        clip={"x": box["x"] - m, "y": box["y"] - m,
-                              "width": box["width"] + 2 * m, "height": box["height"] + 2 * m})
+                        clip={"x": box["x"] - m, "y": box["y"],
+                              "width": box["width"] + 2 * m, "height": box["height"] + m})
     finally:
         page.set_viewport_size({"width": 1366, "height": 1000})
     assert (bs.DOCS / "stepper.png").stat().st_size > 10_000

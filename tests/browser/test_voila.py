@@ -22,7 +22,7 @@ NOTEBOOK_FILES = sorted(bs.NOTEBOOKS.glob("[0-9]*.ipynb")) or sorted(bs.NOTEBOOK
 UNRENDERED = 'script[type="application/vnd.voila.cell-output+json"]'
 
 
-def code_lines(nb_path) -> list[str]:
+def code_lines(nb_path, min_len: int = 25) -> list[str]:
     """Distinctive source lines of the notebook's code cells (none may show in the app)."""
     import nbformat
 
@@ -32,7 +32,7 @@ def code_lines(nb_path) -> list[str]:
         if cell.cell_type == "code":
             for line in cell.source.splitlines():
                 line = line.strip()
-                if len(line) >= 25 and not line.startswith("#"):
+                if len(line) >= min_len and not line.startswith("#"):
                     lines.append(line)
     return lines
 
@@ -45,44 +45,21 @@ def wait_app(page):
     bs.wait_widgets_loaded(page.locator("#rendered_cells"))
 
 
-def step_explorers(page):
-    """Output areas holding a MergeExplorer: one .bpe-merge and a "step" slider."""
-    outs = page.locator(".jp-OutputArea-output").filter(has=page.locator(".bpe-merge")).filter(
-        has=bs.control(page, "slider", "step"))
-    return [o for o in outs.all() if o.locator(".bpe-merge").count() == 1]
+def explorer_outputs(page, *, merges: int | None = None, has=None):
+    """Output areas holding an explorer: ``merges`` .bpe-merge views, and/or a part ``has``."""
+    outs = page.locator(".jp-OutputArea-output").filter(has=page.locator(".widget-vbox"))
+    if has is not None:
+        outs = outs.filter(has=page.locator(has))
+    found = outs.all()
+    if merges is not None:
+        found = [o for o in found if o.locator(".bpe-merge").count() == merges
+                 and bs.control(o, "slider", "step").count() == 1]
+    return found
 
 
-@pytest.mark.skipif(not NOTEBOOK_FILES, reason="no notebooks in notebooks/ yet")
-@pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[p.stem for p in NOTEBOOK_FILES])
-def test_voila_app(nb_path, voila_page):
-    """The notebook as a Voilà app: no code, no error output, widgets displayed; its first
-    MergeExplorer follows the keyboard and the mouse. Screenshot: test-artifacts/browser/."""
-    t0 = time.monotonic()
-    page = voila_page(nb_path.name)
-    wait_app(page)
-    timing = {"page until every output and widget rendered": time.monotonic() - t0}
-
-    # an app: no code cells, no prompts, no source text
-    expect(page.locator(".jp-CodeCell .jp-InputArea")).to_have_count(0)
-    expect(page.locator(".jp-InputPrompt, .jp-InputArea-editor, .cm-editor")).to_have_count(0)
-    text = page.locator("#rendered_cells").inner_text()
-    shown = [line for line in code_lines(nb_path) if line in text]
-    assert not shown, f"source code visible in the Voilà app: {shown[:3]}"
-
-    # every cell ran clean and every widget rendered
-    assert "There was an error when executing cell" not in text
-    problems = bs.cell_problems(page.locator("#rendered_cells"))
-    assert not problems, "\n\n".join(problems)
-
-    page.screenshot(path=str(bs.ARTIFACTS / f"voila-{nb_path.stem}.png"))
-    timing["checks"] = time.monotonic() - t0 - sum(timing.values())
-    (bs.ARTIFACTS / f"voila-{nb_path.stem}.txt").write_text("".join(f"{k}: {s:.1f} s\n" for k, s in timing.items()))
-
-    # a stepper responds: keyboard, then the mouse
-    explorers = step_explorers(page)
-    if not explorers:
-        return
-    out = explorers[0]
+def exercise_stepper(page, out) -> int:
+    """A MergeExplorer: keyboard (Home, ArrowRight, End) and mouse move the step; the merge
+    just made and the header follow. Returns the last step."""
     slider = bs.control(out, "slider", "step")
     handle = slider.locator(".noUi-handle")
     handle.scroll_into_view_if_needed()
@@ -105,18 +82,93 @@ def test_voila_app(nb_path, voila_page):
     bs.drag_handle(page, slider, 0.0)
     expect(merge).to_contain_text("step 0: no merge yet")
     assert bs.slider_value(slider) == 0
+    return last
 
-    if nb_path == NOTEBOOK_FILES[0]:
+
+def exercise_compare(page, out):
+    """A CompareExplorer: one step slider, both columns show that merge."""
+    handle = bs.control(out, "slider", "step").locator(".noUi-handle")
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    expect(out.locator(".bpe-message").first).to_contain_text("Step 1:")
+    for i in range(2):
+        expect(out.locator(".bpe-merge").nth(i)).to_contain_text(re.compile(r"^merge 1:"))
+
+
+def exercise_encoder(page, out):
+    """An EncoderExplorer: type a word, see its walkthrough; two words get a readable message."""
+    box = bs.control(out, "text", "word").locator("input")
+    box.scroll_into_view_if_needed()
+    before = box.input_value()
+    for word in ("lowest", "two words", before or "newer"):
+        box.click()
+        box.press("Control+a")
+        page.keyboard.type(word, delay=10)
+        if " " in word:
+            expect(out.locator(".bpe-error")).to_be_visible()
+            expect(out.locator(".bpe-error")).to_contain_text("one word")
+        else:
+            expect(out.locator(".bpe-error")).to_be_hidden()
+            expect(out.locator(".bpe-walk-title")).to_contain_text(f"“{word}”")
+            expect(out.locator(".bpe-walk-final .bpe-token").first).to_be_visible()
+
+
+@pytest.mark.skipif(not NOTEBOOK_FILES, reason="no notebooks in notebooks/ yet")
+@pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[p.stem for p in NOTEBOOK_FILES])
+def test_voila_app(nb_path, voila_page):
+    """The notebook as a Voilà app: no code, no error output, widgets displayed; its explorers
+    follow the keyboard, the mouse and typing. Screenshot: test-artifacts/browser/."""
+    t0 = time.monotonic()
+    page = voila_page(nb_path.name)
+    wait_app(page)
+    timing = {"page until every output and widget rendered": time.monotonic() - t0}
+
+    # an app: no code cells, no prompts, no source text
+    expect(page.locator(".jp-CodeCell .jp-InputArea")).to_have_count(0)
+    expect(page.locator(".jp-InputPrompt, .jp-InputArea-editor, .cm-editor")).to_have_count(0)
+    text = page.locator("#rendered_cells").inner_text()
+    shown = [line for line in code_lines(nb_path) if line in text]
+    assert not shown, f"source code visible in the Voilà app: {shown[:3]}"
+
+    # every cell ran clean and every widget rendered
+    assert "There was an error when executing cell" not in text
+    problems = bs.cell_problems(page.locator("#rendered_cells"))
+    assert not problems, "\n\n".join(problems)
+    page.screenshot(path=str(bs.ARTIFACTS / f"voila-{nb_path.stem}.png"))
+
+    # the explorers respond
+    exercised = []
+    steppers = explorer_outputs(page, merges=1)
+    if steppers:
+        exercise_stepper(page, steppers[0])
+        exercised.append("MergeExplorer")
+    compares = explorer_outputs(page, merges=2)
+    if compares:
+        exercise_compare(page, compares[0])
+        exercised.append("CompareExplorer")
+    encoders = explorer_outputs(page, has=".bpe-walkthrough")
+    if encoders:
+        exercise_encoder(page, encoders[0])
+        exercised.append("EncoderExplorer")
+    if re.search(r"Explorer(\.from_\w+)?\(", "\n".join(code_lines(nb_path, min_len=0))):
+        assert exercised, "the notebook makes an explorer, but none was found on the page"
+    timing["checks and " + (", ".join(exercised) or "no explorer")] = time.monotonic() - t0 - sum(timing.values())
+    (bs.ARTIFACTS / f"voila-{nb_path.stem}.txt").write_text("".join(f"{k}: {s:.1f} s\n" for k, s in timing.items()))
+
+    if nb_path == NOTEBOOK_FILES[0] and steppers:
         # docs/voila.png: the app around its first stepper, at step 2
-        handle.focus()
+        out = steppers[0]
+        bs.control(out, "slider", "step").locator(".noUi-handle").focus()
+        page.keyboard.press("Home")
         page.keyboard.press("ArrowRight")
         page.keyboard.press("ArrowRight")
-        expect(merge).to_contain_text(re.compile(r"^merge 2:"))
+        expect(out.locator(".bpe-merge")).to_contain_text(re.compile(r"^merge 2:"))
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         page.mouse.move(0, 0)
-        cell = page.locator(".jp-Cell").filter(has=out)
-        cell.evaluate("""(cell) => {
-            let prev = cell.closest('[cell-index]')?.previousElementSibling;
+        page.locator(".jp-Cell").filter(has=out).evaluate("""(cell) => {
+            const prev = cell.closest('[cell-index]')?.previousElementSibling;
             (prev || cell).scrollIntoView({block: 'start'});
         }""")
         page.wait_for_timeout(300)
