@@ -6,16 +6,30 @@ The notebook-facing API. Training keeps a snapshot after every merge::
     >>> trace = train_bpe("low low lower newest newest widest", num_merges=4)
     >>> trace[1].merge.pair
     ('l', 'o')
+
+The package has three layers, imported in one direction only (a test checks it):
+:mod:`bpe_viz.engine` (pure Python: training, traces, encoding) -> :mod:`bpe_viz.view` (HTML
+strings and matplotlib charts) -> :mod:`bpe_viz.widgets` (ipywidgets explorers); plus
+:mod:`bpe_viz.interop` (subword-nmt and Hugging Face ``tokenizers``). The explorers are
+importable from here too (``from bpe_viz import MergeExplorer``), loaded on first use so that
+``import bpe_viz`` does not need ipywidgets.
 """
 
-from . import corpora
-from .bpe import PRESETS, TIE_BREAKS, Training, best_pair, iter_bpe, train_bpe
-from .corpus import bytes_to_symbols, from_symbol_dict, symbols_to_bytes, word_counts
-from .encode import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
-from .symbols import merge_symbols
-from .interop import read_codes, replay_bpe, replay_codes, to_hf_tokenizer, write_codes
-from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
-from .wordpiece import iter_wordpiece, train_wordpiece
+from . import view as _view  # noqa: F401  (registers the HTML a Snapshot shows in a notebook)
+from .engine import corpora
+from .engine.alphabet import bytes_to_symbols, symbols_to_bytes
+from .engine.bpe import PRESETS, iter_bpe, replay_bpe, train_bpe
+from .engine.corpus import from_symbol_dict, word_counts
+from .engine.encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
+from .engine.pretokenize import PRE_TOKENIZERS
+from .engine.ranking import TIE_BREAKS, best_pair
+from .engine.symbols import merge_symbols
+from .engine.trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
+from .engine.training import Training
+from .engine.wordpiece import iter_wordpiece, train_wordpiece
+from .interop import read_codes, replay_codes, to_hf_tokenizer, write_codes
+
+_WIDGETS = ("MergeExplorer", "EncoderExplorer", "CompareExplorer")
 
 __all__ = [
     "train_bpe",
@@ -42,6 +56,7 @@ __all__ = [
     "to_hf_tokenizer",
     "corpora",
     "PRESETS",
+    "PRE_TOKENIZERS",
     "TIE_BREAKS",
     "STOP_REASONS",
     "Convention",
@@ -49,6 +64,16 @@ __all__ = [
     "Snapshot",
     "Trace",
     "VocabEntry",
+    *_WIDGETS,
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # the explorers need ipywidgets: import them only when asked for
+    if name in _WIDGETS:
+        from . import widgets
+
+        return getattr(widgets, name)
+    raise AttributeError(f"module 'bpe_viz' has no attribute {name!r}")

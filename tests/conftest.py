@@ -1,4 +1,4 @@
-"""Shared fixtures: make the package and tests/reference.py importable, and load the docs text."""
+"""Shared fixtures: make the package importable from a checkout, and load the docs text."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import pytest
 
 from bpe_viz import best_pair, from_symbol_dict, iter_bpe, train_bpe
 
-from reference import reference_bpe
+from bpe_viz.engine.reference import reference_bpe
 
 WORDS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -203,7 +203,7 @@ TRICKY = [
 
 
 def _expected_join(word, trace):
-    from bpe_viz.corpus import bytes_to_symbols
+    from bpe_viz.engine.alphabet import bytes_to_symbols
 
     c = trace.convention
     return (bytes_to_symbols(word) if c.byte_level else word) + (c.end_of_word or "")
@@ -291,7 +291,7 @@ def test_regex_metacharacters_exact_merges():
 
 
 def test_marker_text_decode_round_trip():
-    """Regression (fixed in 19d2c80): bpe_viz.encode.decode's docstring promises
+    """Regression (fixed in 19d2c80): bpe_viz.engine.encoding.decode's docstring promises
     decode(encode(t, trace).ids, trace) == " ".join(t.split()) when every character was seen in
     training; with the marker "_" and the word "snake_case", decoding the ids used to spell the
     literal underscore of the merged token "snake_c" with the internal private-use character."""

@@ -1,4 +1,4 @@
-"""bpe_viz.charts: matplotlib helpers return Axes, highlight what the engine chose, and are
+"""bpe_viz.view.charts: matplotlib helpers return Axes, highlight what the engine chose, and are
 deterministic. Toy values: Sennrich, Haddow & Birch (2016), Algorithm 1's dictionary; the
 Hugging Face NLP course (chapter 6) word counts for BPE vs WordPiece."""
 
@@ -16,7 +16,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from bpe_viz import train_bpe, train_wordpiece
-from bpe_viz.charts import (
+from bpe_viz.view.charts import (
     BLUE,
     bar_notes,
     pair_labels,
@@ -150,9 +150,11 @@ def test_bpe_vs_wordpiece_picks_agree_with_the_trainers():
     wp = train_wordpiece(HF_COURSE, 1)
     assert bpe_wordpiece_picks(bpe[0])[0] == bpe.merges[0].pair
     assert bpe_wordpiece_picks(wp[0])[1] == wp.merges[0].pair
-    # from a corpus, too
-    ax = plot_bpe_vs_wordpiece(HF_COURSE, ax=new_ax())
+    # from a trace (step 0 by default); the view never trains, so a corpus is refused
+    ax = plot_bpe_vs_wordpiece(bpe, ax=new_ax())
     assert "BPE: (u, g)" in [t.get_text() for t in ax.texts]
+    with pytest.raises(TypeError, match="Snapshot or a Trace"):
+        plot_bpe_vs_wordpiece(HF_COURSE, ax=new_ax())
 
 
 def test_merge_sequences_find_where_they_diverge():

@@ -2,12 +2,10 @@
 
 This module knows nothing about merges. It turns what a learner pastes (text, a list of words,
 a ``{word: count}`` mapping, or the paper's pre-split ``{"l o w </w>": 5}`` dictionary) into one
-shape, :class:`WordCounts`: distinct words in order of first appearance with their counts. It
-also holds the two "views" of a word that training can start from:
-
-* characters (optionally Unicode-normalized: NFC keeps a Hangul syllable whole, NFD splits it
-  into jamo), and
-* bytes, GPT-2 style: each UTF-8 byte shown as one printable symbol, so ``"한"`` is three symbols.
+shape, :class:`WordCounts`: distinct words in order of first appearance with their counts. Text is cut into words by a
+pre-tokenizer (:mod:`~bpe_viz.engine.pretokenize`) after an optional Unicode normalization
+(NFC keeps a Hangul syllable whole, NFD splits it into jamo); the byte view of a word is in
+:mod:`~bpe_viz.engine.alphabet`.
 
 Example::
 
@@ -22,14 +20,14 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .pretokenize import get_pre_tokenizer
+
 __all__ = [
     "WordCounts",
     "SymbolCorpus",
     "word_counts",
     "from_symbol_dict",
     "normalize",
-    "bytes_to_symbols",
-    "symbols_to_bytes",
     "NORMALIZATIONS",
 ]
 
@@ -107,11 +105,12 @@ def _check_word(word, argname: str) -> str:
     return word
 
 
-def word_counts(corpus, normalization: str | None = None, argname: str = "corpus") -> WordCounts:
+def word_counts(corpus, normalization: str | None = None, argname: str = "corpus", pre_tokenizer=None) -> WordCounts:
     """Turn raw text, an iterable of words, or a mapping word -> count into :class:`WordCounts`.
 
-    Raw text is split on whitespace (``str.split()``), so words never contain whitespace.
-    Words of an iterable or mapping are taken as they are (they may contain spaces).
+    Raw text is cut by ``pre_tokenizer`` (default: split on whitespace, ``str.split()``, so words
+    never contain whitespace; see :mod:`~bpe_viz.engine.pretokenize`). Words of an iterable or
+    mapping are taken as they are (they may contain spaces).
 
     Example::
 
@@ -124,7 +123,7 @@ def word_counts(corpus, normalization: str | None = None, argname: str = "corpus
         pairs = list(corpus.items())
     elif isinstance(corpus, str):
         counts: dict[str, int] = {}
-        for w in normalize(corpus, normalization).split():
+        for w in get_pre_tokenizer(pre_tokenizer).words(normalize(corpus, normalization)):
             counts[w] = counts.get(w, 0) + 1
         return WordCounts(tuple(counts), tuple(counts.values()))
     elif isinstance(corpus, (bytes, bytearray)):
@@ -205,52 +204,3 @@ def from_symbol_dict(vocab: Mapping[str, int], end_of_word: str | None = "</w>")
         None if style == "none" else end_of_word,
         style == "attached",
     )
-
-
-# -- byte-level view (GPT-2) ---------------------------------------------------------------
-
-
-def _byte_table() -> list[str]:
-    # GPT-2's table: printable Latin-1 bytes stand for themselves, the other 68 bytes are moved
-    # to code points 256 and up, so every byte has one visible, non-whitespace symbol.
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
-    table = {}
-    extra = 0
-    for b in range(256):
-        if b in keep:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return [table[b] for b in range(256)]
-
-
-BYTE_SYMBOLS: tuple[str, ...] = tuple(_byte_table())
-_SYMBOL_TO_BYTE = {s: b for b, s in enumerate(BYTE_SYMBOLS)}
-
-
-def bytes_to_symbols(text: str) -> str:
-    """The UTF-8 bytes of ``text``, each shown as one printable symbol (GPT-2's table).
-
-    Example::
-
-        >>> bytes_to_symbols("a b")
-        'aĠb'
-        >>> len(bytes_to_symbols("한"))
-        3
-    """
-    return "".join(BYTE_SYMBOLS[b] for b in text.encode("utf-8"))
-
-
-def symbols_to_bytes(symbols: str) -> bytes:
-    """Inverse of :func:`bytes_to_symbols` (before UTF-8 decoding).
-
-    Example::
-
-        >>> symbols_to_bytes(bytes_to_symbols("한")).decode("utf-8")
-        '한'
-    """
-    try:
-        return bytes(_SYMBOL_TO_BYTE[s] for s in symbols)
-    except KeyError as exc:
-        raise ValueError(f"symbols: {exc.args[0]!r} is not a byte symbol") from None

@@ -1,14 +1,11 @@
-"""encode / decode: segment new text with learned merges, step by step; token ids; unknowns.
+"""encode / decode: segment new text with a trace, step by step; token ids; unknowns.
 
-BPE encoding here is the one subword-nmt's apply-bpe and the 2016 paper's encoder use: split a
-word into its initial symbols, then repeatedly take the *lowest-rank* learned pair present and
-merge all its non-overlapping occurrences left to right, until no learned pair remains. (It is
-not "replay every merge in order": a word skips merges it has no pair for.)
-
-WordPiece traces encode differently, greedy longest match first (see :mod:`bpe_viz.wordpiece`);
-:func:`encode` picks the right one from the trace.
-
-Ranks are merge numbers, 1-based: rank 1 is the first merge learned.
+What is common to every model lives here: cutting the text with the trace's pre-tokenizer,
+Unicode normalization, token ids (``trace.id_to_token``), character offsets, unknown characters
+and decoding. How one word is segmented is the model's (``trace.model``): BPE applies the learned
+merges by rank (:mod:`~bpe_viz.engine.bpe`), WordPiece takes the greedy longest match
+(:mod:`~bpe_viz.engine.wordpiece`). Where a word ends is the marker's
+(:mod:`~bpe_viz.engine.markers`).
 
 Example::
 
@@ -22,17 +19,15 @@ Example::
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from functools import cached_property
 
-from .corpus import BYTE_SYMBOLS, normalize, symbols_to_bytes
+from .alphabet import BYTE_SET, symbols_to_bytes
+from .corpus import normalize
 from .trace import Trace
 
 __all__ = ["encode", "decode", "encode_word", "Encoding", "WordWalkthrough", "EncodeStep"]
-
-_WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -61,6 +56,11 @@ class WordWalkthrough:
     num_merges: int
     algorithm: str = "bpe"
 
+    @property
+    def longest_match(self) -> bool:
+        """Whether the steps are greedy longest-match choices (WordPiece) rather than merges."""
+        return any(s.pair is None for s in self.steps) or self.algorithm == "wordpiece"
+
     def describe(self) -> str:
         """The walkthrough in plain lines (what the 2016 paper's encoder would print)."""
         lines = [f"{self.word!r}: start from {' '.join(self.initial)}"]
@@ -84,7 +84,7 @@ class Encoding:
     ``offsets``: ``(start, end)`` character spans in the original text (a marker-only token has
     an empty span at the word's end); ``word_ids``: which word each token belongs to;
     ``unknown``; ``made_at``: the merge step that made each token (0: initial symbol,
-    ``None``: unknown). ``words`` and ``word_spans`` describe the whitespace-split words.
+    ``None``: unknown). ``words`` and ``word_spans`` describe the pre-tokenizer's pieces.
     """
 
     def __init__(self, text, trace, num_merges, words, entries):
@@ -99,7 +99,7 @@ class Encoding:
     @cached_property
     def word_spans(self) -> list[tuple[int, int]]:
         """(start, end) of each word in the text."""
-        return [m.span() for m in _WORD.finditer(self.text)]
+        return [span for _, span in self.trace.convention.pre_tokenizer.split(self.text)]
 
     def _flat(self, i):
         return list(chain.from_iterable(e[i] for e in self._entries))
@@ -128,15 +128,13 @@ class Encoding:
 
     @cached_property
     def offsets(self) -> list[tuple[int, int]]:
-        c = self.trace.convention
-        mlen = len(self.trace._internal_marker) if c.end_of_word is not None else 0
+        t = self.trace
+        body, m = t.marker.body, t._internal_marker
         out = []
         for (st, _), e in zip(self.word_spans, self._entries):
             rel = e[2]
             if rel is None:
-                lens = list(map(len, e[0]))
-                if mlen:
-                    lens[-1] -= mlen
+                lens = [len(body(s, m, i == 0)) for i, s in enumerate(e[0])]
                 ends = list(accumulate(lens, initial=st))
                 rel_abs = zip(ends, ends[1:])
                 out.extend(rel_abs)
@@ -188,50 +186,6 @@ def _check_k(trace: Trace, num_merges) -> int:
     return num_merges
 
 
-def _ranks(trace: Trace, k: int) -> dict:
-    """internal pair -> 1-based rank, for the first k merges (cached on the trace)."""
-    cache = trace.__dict__.setdefault("_rank_cache", {})
-    r = cache.get(k)
-    if r is None:
-        if len(cache) > 8:
-            cache.clear()
-        r = cache[k] = {m._pair_internal: m.step for m in trace.merges[:k]}
-    return r
-
-
-def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:
-    """Lowest-rank learned pair first, all its occurrences, until none is left."""
-    word = symbols
-    get = ranks.get
-    while len(word) > 1:
-        found = list(map(get, zip(word, word[1:])))  # rank or None per position (ranks start at 1)
-        best_rank = min(filter(None, found), default=0)
-        if not best_rank:
-            break
-        i = found.index(best_rank)
-        a, b = word[i], word[i + 1]
-        tok = a + b
-        if found.count(best_rank) == 1:  # one occurrence: the usual case
-            new = (*word[:i], tok, *word[i + 2:])
-        else:
-            # several: left to right, non-overlapping ((a, a) on "a a a" -> "aa a")
-            out = list(word[:i])
-            n = len(word)
-            while i < n:
-                if i + 1 < n and word[i] == a and word[i + 1] == b:
-                    out.append(tok)
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            new = tuple(out)
-        if record is not None:
-            cands = sorted({(p, r) for p, r in zip(zip(word, word[1:]), found) if r}, key=lambda t: t[1])
-            record.append((word, tuple(cands), (a, b), best_rank, new))
-        word = new
-    return word
-
-
 def _norm_map(orig: str, form: str | None) -> tuple[str, list[int] | None]:
     """The normalized word and, if it differs, a map from each normalized char index to the
     original char index it came from (plus one entry for the end)."""
@@ -270,36 +224,21 @@ def encode_word(word: str, trace: Trace, num_merges: int | None = None) -> WordW
     trace = _check_trace(trace)
     if not isinstance(word, str):
         raise TypeError(f"word must be a str, got {type(word).__name__} {word!r}")
-    if not word or any(ch.isspace() for ch in word):
-        raise ValueError(f"word must be one non-empty word without whitespace, got {word!r}")
-    k = _check_k(trace, num_merges)
     conv = trace.convention
-    nw = normalize(word, conv.normalization)
-    if conv.algorithm == "wordpiece":
-        from .wordpiece import wordpiece_walkthrough
-
-        return wordpiece_walkthrough(nw, trace, k)
-    initial = trace.initial_symbols(nw)
-    record: list = []
-    final = _apply(initial, _ranks(trace, k), record)
-    show = trace._show_tuple if trace._remap else tuple
-    steps = tuple(
-        EncodeStep(
-            show(before),
-            tuple(((trace._show(a), trace._show(b)), r) for (a, b), r in cands),
-            (trace._show(pair[0]), trace._show(pair[1])),
-            rank,
-            show(after),
+    if not word or conv.pre_tokenizer.words(word) != [word]:
+        raise ValueError(
+            f"word must be one non-empty word as the trace's pre-tokenizer cuts text "
+            f"({conv.pre_tokenizer.describe()}), got {word!r}"
         )
-        for before, cands, pair, rank, after in record
-    )
-    return WordWalkthrough(word, show(initial), steps, show(final), k)
+    k = _check_k(trace, num_merges)
+    walk = trace.model.walkthrough(normalize(word, conv.normalization), trace, k)
+    return walk if walk.word == word else WordWalkthrough(word, walk.initial, walk.steps, walk.final, k, walk.algorithm)
 
 
 def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
     """Encode text with the first ``num_merges`` merges of ``trace`` (all by default).
 
-    Text is split on whitespace, like training. Characters never seen in training become
+    Text is cut by the trace's pre-tokenizer, like training. Characters never seen in training become
     ``trace.unk_token`` (id 0) but stay visible in ``pieces``.
 
     Example::
@@ -317,14 +256,7 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     k = _check_k(trace, num_merges)
     conv = trace.convention
-    if conv.algorithm == "wordpiece":
-        from .wordpiece import wordpiece_encode_pieces
-
-        segment = lambda w: wordpiece_encode_pieces(w, trace, k)  # noqa: E731
-    else:
-        ranks = _ranks(trace, k)
-        initial_symbols = _splitter(trace)
-        segment = lambda w: _apply(initial_symbols(w), ranks)  # noqa: E731
+    segment = trace.model.segmenter(trace, k)
     # token ids valid at k merges: unk, initial symbols, completions, tokens of merges <= k
     table, ids_all, _, _ = trace._id_table
     n_fixed = 1 + len(trace.base_symbols) + len(trace._completion_symbols)
@@ -335,20 +267,17 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
         cache["k"] = k
     words_cache = cache.setdefault("words", {})
 
-    marker = trace._internal_marker if conv.end_of_word is not None else None
-    pub_marker = conv.end_of_word
+    marker = trace._internal_marker
     byte_level = conv.byte_level
     remap = trace._remap
     show = trace._show
-    unk = trace.unk_token
     made_at_of = _made_at_table(trace)
-    prefix = conv.prefix if conv.algorithm == "wordpiece" else None
+    body = trace.marker.body
 
     form = conv.normalization
-    simple = not byte_level and form is None and not remap and prefix is None
+    simple = not byte_level and form is None and not remap
     ids_get = ids_all.get
-    made_get = made_at_of.get
-    mlen = len(marker) if marker is not None else 0
+
     def word_entry(ow):
         """Per word: (pieces, tokens, ids, offsets within the word, unknown, made_at)."""
         if simple:
@@ -359,7 +288,7 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
                 return syms, tids, None, None
         nw, nmap = _norm_map(ow, form)
         syms = segment(nw)
-        rows = _word_entry(nw, nmap, syms, ids_all, limit, marker, byte_level, prefix, made_at_of)
+        rows = _word_entry(nw, nmap, syms, ids_all, limit, body, marker, byte_level, made_at_of)
         return (
             tuple(show(r[0]) for r in rows) if remap else tuple(r[0] for r in rows),
             tuple(0 if r[1] is None else r[1] for r in rows),
@@ -367,7 +296,7 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
             tuple(r[3] for r in rows),
         )
 
-    words = text.split()
+    words = conv.pre_tokenizer.words(text)
     entries = list(map(words_cache.get, words))
     if None in entries:
         # each new distinct word is segmented once; repeats come from the cache
@@ -376,19 +305,6 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
         if len(words_cache) + len(fresh) <= 200_000:
             words_cache.update(fresh)
     return Encoding(text, trace, k, words, entries)
-
-
-def _splitter(trace: Trace):
-    """A fast word -> initial symbols function for the trace's convention."""
-    c = trace.convention
-    m = trace._internal_marker
-    if c.byte_level or c.algorithm != "bpe":
-        return trace.initial_symbols
-    if c.end_of_word is None:
-        return tuple
-    if c.attach_end_of_word:
-        return lambda w: (*w[:-1], w[-1] + m)
-    return lambda w: (*w, m)
 
 
 def _made_at_table(trace: Trace) -> dict:
@@ -404,7 +320,7 @@ def _made_at_table(trace: Trace) -> dict:
     return d[1]
 
 
-def _word_entry(nw, nmap, syms, ids_all, limit, marker, byte_level, prefix, made_at_of):
+def _word_entry(nw, nmap, syms, ids_all, limit, body_of, marker, byte_level, made_at_of):
     """For one word: (symbol, id or None, (start, end) relative to the word, made_at) per piece."""
     out = []
     if byte_level:
@@ -414,16 +330,11 @@ def _word_entry(nw, nmap, syms, ids_all, limit, marker, byte_level, prefix, made
             char_of_byte.extend([ci] * len(ch.encode("utf-8")))
         nbytes = len(char_of_byte)
     pos = 0  # in chars (or bytes for byte-level) of the normalized word
-    for sym in syms:
+    for i, sym in enumerate(syms):
         tid = ids_all.get(sym)
         if tid is not None and tid >= limit:
             tid = None
-        body = sym
-        if marker is not None and body.endswith(marker):
-            body = body[: -len(marker)]
-        if prefix is not None and pos > 0 and body.startswith(prefix):
-            body = body[len(prefix):]
-        n = len(body)
+        n = len(body_of(sym, marker, i == 0))
         if byte_level:
             if n:
                 s = char_of_byte[pos] if pos < nbytes else len(nw)
@@ -440,7 +351,8 @@ def _word_entry(nw, nmap, syms, ids_all, limit, marker, byte_level, prefix, made
 
 
 def decode(ids, trace: Trace) -> str:
-    """Turn token ids (or an :class:`Encoding`) back into text, words separated by one space.
+    """Turn token ids (or an :class:`Encoding`) back into text; the pre-tokenizer joins the
+    words again (whitespace-split words with one space).
 
     ``decode(encode(t, trace).ids, trace) == " ".join(t.split())`` whenever every character of
     ``t`` was seen in training (unknown characters come back as ``unk_token``; decoding the
@@ -458,11 +370,11 @@ def decode(ids, trace: Trace) -> str:
         'lower low'
     """
     trace = _check_trace(trace)
-    conv = trace.convention
+    join = trace.convention.pre_tokenizer.join
     if isinstance(ids, Encoding):
         if ids.trace is not trace:
             raise ValueError("ids: this Encoding was made with another trace")
-        return " ".join(_join_word(trace, ps) for ps in ids.word_pieces())
+        return join([_join_word(trace, ps) for ps in ids.word_pieces()])
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
         raise TypeError(f"ids must be a list of int token ids or an Encoding, got {type(ids).__name__}")
     internal = trace._id_table[3]
@@ -474,39 +386,12 @@ def decode(ids, trace: Trace) -> str:
         if not 0 <= i < n:
             raise ValueError(f"ids: {i} is not a token id of this trace (ids run from 0 to {n - 1})")
         toks.append(internal[i] if i else None)
-    if conv.algorithm == "wordpiece":
-        words: list[list] = []
-        for t in toks:
-            if t is not None and t.startswith(conv.prefix) and words:
-                words[-1].append(t[len(conv.prefix):])
-            else:
-                words.append([t if t is not None else trace.unk_token])
-        return " ".join("".join(w) for w in words)
-    if conv.end_of_word is None:
-        if not toks:
-            return ""
-        raise ValueError(
-            "ids: this trace has no end-of-word marker, so token ids alone do not say where one word "
-            "ends and the next begins; decode the Encoding itself instead: decode(encoding, trace)"
-        )
-    marker = trace._internal_marker
-    words, cur = [], []
-    for t in toks:
-        if t is None:
-            cur.append(None)
-            continue
-        if t.endswith(marker):
-            cur.append(t[: -len(marker)])
-            words.append(cur)
-            cur = []
-        else:
-            cur.append(t)
-    if cur:
-        words.append(cur)
-    return " ".join(_join_internal(trace, w) for w in words)
+    words = trace.marker.group(toks, trace._internal_marker)
+    return join([_join_internal(trace, w) for w in words])
 
 
 def _join_internal(trace: Trace, parts) -> str:
+    """One word's marker-free internal texts (``None``: unknown) as text."""
     unk = trace.unk_token
     if trace.convention.byte_level:
         out, buf = [], []
@@ -521,26 +406,12 @@ def _join_internal(trace: Trace, parts) -> str:
         if buf:
             out.append(symbols_to_bytes("".join(buf)).decode("utf-8", errors="replace"))
         return "".join(out)
-    return "".join(unk if p is None else p for p in parts)
+    return trace._show("".join(unk if p is None else p for p in parts))
 
 
 def _join_word(trace: Trace, pieces: list[str]) -> str:
-    """Join one word's public pieces back into the word (markers and prefixes removed)."""
-    conv = trace.convention
-    parts = []
-    for i, p in enumerate(pieces):
-        if conv.algorithm == "wordpiece":
-            if i > 0 and p.startswith(conv.prefix):
-                p = p[len(conv.prefix):]
-        elif conv.end_of_word is not None and i == len(pieces) - 1 and p.endswith(conv.end_of_word):
-            p = p[: -len(conv.end_of_word)]
-        parts.append(p)
-    if conv.byte_level:
-        s = "".join(parts)
-        if all(ch in _BYTE_SET for ch in s):
-            return symbols_to_bytes(s).decode("utf-8", errors="replace")
-        return s
-    return "".join(parts)
-
-
-_BYTE_SET = frozenset(BYTE_SYMBOLS)
+    """Join one word's public pieces back into the word (markers removed)."""
+    s = "".join(trace.marker.strip(pieces))
+    if trace.convention.byte_level and all(ch in BYTE_SET for ch in s):
+        return symbols_to_bytes(s).decode("utf-8", errors="replace")
+    return s

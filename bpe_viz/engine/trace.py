@@ -1,16 +1,10 @@
-"""Trace, Snapshot, Merge: the history of a training run, kept as per-merge changes.
+"""Trace, Snapshot, Merge, Convention: the read side of a training run.
 
 A :class:`Trace` is a sequence: ``trace[0]`` is the state before any merge, ``trace[k]`` the
-state after ``k`` merges. It does **not** copy the word dictionary after every merge (on Python's
-documentation text that is about 1.6 MB a merge). It stores
-
-* for every merge, which words it changed and their new symbols (each word changes at most
-  ``len(word)`` times in a whole run, so this is small),
-* for every merge, the pair-count changes as compact ``(pair id, delta)`` arrays,
-* every so often a checkpoint: the segmentation list and the pair and token counts as arrays,
-
-and rebuilds a step on demand from the nearest checkpoint before it. A :class:`Snapshot` is a
-read-only view of one step, computed lazily and cached.
+state after ``k`` merges. What it stores, and how a step is rebuilt, is the recorder's business
+(:mod:`bpe_viz.engine.recorder`); a :class:`Snapshot` is a read-only view of one step, computed
+lazily and cached. What differs between algorithms is asked of ``trace.model`` (ranking and
+encoding), ``trace.marker`` (the marker convention) and ``trace.tie_rule``.
 
 Symbols are stored in an *internal* spelling. Normally that is the spelling you see. When a word
 of the corpus contains the end-of-word marker text itself (``snake_case`` with the marker ``_``),
@@ -20,16 +14,28 @@ inside a word and the marker never count as the same symbol; everything public s
 
 from __future__ import annotations
 
-import bisect
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
-from .symbols import pair_offsets, pairs_of
+from . import ranking
+from .markers import Marker, marker_from
+from .model import MODELS, Model, initial_symbols
+from .pretokenize import PreTokenizer, Whitespace
+from .recorder import History
 
-__all__ = ["Convention", "Merge", "Snapshot", "Trace", "VocabEntry", "STOP_REASONS"]
+__all__ = ["Convention", "Merge", "Snapshot", "Trace", "VocabEntry", "STOP_REASONS", "set_html_renderer"]
+
+# The HTML a snapshot shows in a notebook comes from the view layer, which the engine never
+# imports: bpe_viz.view registers its renderer here when it is imported.
+_HTML_RENDERER = None
+
+
+def set_html_renderer(fn) -> None:
+    """Set the function ``snapshot -> HTML`` that ``Snapshot._repr_html_`` calls."""
+    global _HTML_RENDERER
+    _HTML_RENDERER = fn
 
 #: Why training stopped, as ``Trace.stop_reason`` says it.
 STOP_REASONS = {
@@ -44,7 +50,10 @@ STOP_REASONS = {
 class Convention:
     """The conventions a trace was trained with (each source picks its own).
 
-    ``describe()`` says them in words, e.g. for the notebooks' "which convention?" line.
+    The fields are the keyword arguments of the trainers; the behaviour they select is an
+    object each: ``marker`` (:mod:`~bpe_viz.engine.markers`, from ``end_of_word``,
+    ``attach_end_of_word`` and ``prefix``), ``tie_rule`` (:mod:`~bpe_viz.engine.ranking`),
+    ``model`` (from ``algorithm``) and ``pre_tokenizer``. ``describe()`` says them in words.
     """
 
     end_of_word: str | None = "</w>"
@@ -56,6 +65,19 @@ class Convention:
     preset: str | None = None
     algorithm: str = "bpe"
     prefix: str | None = None  # WordPiece continuation prefix ("##")
+    pre_tokenizer: PreTokenizer = field(default_factory=Whitespace)
+
+    @cached_property
+    def marker(self) -> Marker:
+        return marker_from(self.end_of_word, self.attach_end_of_word, self.prefix)
+
+    @property
+    def tie_rule(self) -> ranking.TieRule:
+        return ranking.get_tie_rule(self.tie_break)
+
+    @property
+    def model(self) -> Model:
+        return MODELS[self.algorithm]
 
     def describe(self) -> str:
         """One line in plain words.
@@ -65,28 +87,15 @@ class Convention:
             >>> Convention().describe()
             'BPE; end-of-word marker "</w>" as its own symbol; ties: first pair met; min_frequency 2'
         """
-        parts = ["BPE" if self.algorithm == "bpe" else "WordPiece (score = count(ab) / (count(a)·count(b)))"]
-        if self.preset:
-            parts[0] += f' (preset "{self.preset}")'
-        if self.algorithm == "wordpiece":
-            parts.append(f'continuation prefix "{self.prefix}"')
-        elif self.end_of_word is None:
-            parts.append("no end-of-word marker")
-        elif self.attach_end_of_word:
-            parts.append(f'end-of-word marker "{self.end_of_word}" glued to the last character')
-        else:
-            parts.append(f'end-of-word marker "{self.end_of_word}" as its own symbol')
-        parts.append(
-            "ties: first pair met"
-            if self.tie_break == "first"
-            else "ties: greatest pair by code points (as subword-nmt)"
-        )
-        if self.algorithm == "bpe":
-            parts.append(f"min_frequency {self.min_frequency}")
+        model = self.model
+        head = model.title + (f' (preset "{self.preset}")' if self.preset else "")
+        parts = [head, self.marker.describe(), self.tie_rule.describe(), *model.describe(self)]
         if self.byte_level:
             parts.append("byte-level (UTF-8 bytes as symbols)")
         if self.normalization:
             parts.append(f"Unicode {self.normalization}")
+        if not isinstance(self.pre_tokenizer, Whitespace):
+            parts.append(f"pre-tokenizer: {self.pre_tokenizer.describe()}")
         return "; ".join(parts)
 
 
@@ -172,7 +181,7 @@ class Snapshot:
 
     @cached_property
     def _state(self):
-        return self.trace._rebuild(self.step)
+        return self.trace._history.rebuild(self.step)
 
     @cached_property
     def segmentation(self) -> dict[str, tuple[str, ...]]:
@@ -190,7 +199,7 @@ class Snapshot:
     @cached_property
     def pair_counts(self) -> dict[tuple[str, str], int]:
         counts = self._state[1]
-        pairs = self.trace._pairs
+        pairs = self.trace._history.pairs
         table = {pairs[i]: c for i, c in enumerate(counts) if c}
         if self.trace._remap:
             # subtle: a literal "_" and the marker "_" are different symbols inside, but spelled
@@ -212,7 +221,7 @@ class Snapshot:
         seen: set = set()
         t = self.trace
         counts = self._state[2]
-        for tok_internal, idx in t._token_slots(self.step):
+        for tok_internal, idx in t._history.token_slots(self.step):
             if idx in seen:
                 continue
             seen.add(idx)
@@ -225,9 +234,8 @@ class Snapshot:
         t = self.trace
         counts = self._state[2]
         show = t._show
-        n0 = len(t.base_symbols)
         entries = [VocabEntry(show(tok), 0, counts[i]) for i, tok in enumerate(t.base_symbols)]
-        tindex = t._token_index
+        tindex = t._history.token_index
         for m in t.merges[: self.step]:
             entries.append(VocabEntry(m.token, m.step, counts[tindex(m._token_internal)]))
         return tuple(entries)
@@ -249,10 +257,57 @@ class Snapshot:
         the first entry is the pair the next BPE merge takes (if it reaches min_frequency)."""
         return self.trace._ranked(self)
 
+    def rank_value(self, pair, count: int):
+        """What the trace's model ranks ``pair`` by at this step: its ``count`` (BPE) or its
+        exact score (WordPiece). ``pair`` in public spelling."""
+        exact = self.__dict__.get("_exact")
+        if exact is None:
+            exact = self.__dict__["_exact"] = self.trace._exact(self)
+        return exact(self.trace._internal_pair(pair), count)
+
+    def encode(self, text: str):
+        """``text`` encoded with the merges learned up to this step (an Encoding)."""
+        from .encoding import encode
+
+        return encode(text, self.trace, self.step)
+
+    @property
+    def num_pairs(self) -> int:
+        """How many distinct pairs occur at this step (as :attr:`ranked_pairs` counts them)."""
+        return len(self.trace._items(self))
+
     def scores(self) -> dict[tuple[str, str], Fraction]:
         """WordPiece score of every pair at this step: count(ab) / (count(a) * count(b))."""
         tc = self.token_counts
-        return {p: Fraction(c, tc[p[0]] * tc[p[1]]) for p, c in self.pair_counts.items()}
+        return {p: ranking.wordpiece_score(c, tc[p[0]], tc[p[1]]) for p, c in self.pair_counts.items()}
+
+    def pick(self, by: str = "count"):
+        """The pair that a merge by count (BPE) or by score (WordPiece) would take from this
+        state, with the trace's tie rule; ``None`` when no pair is left.
+
+        Example::
+
+            >>> from bpe_viz import train_bpe
+            >>> snap = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 0, preset="hf-course")[0]
+            >>> snap.pick("count"), snap.pick("score")
+            (('u', 'g'), ('g', 's'))
+        """
+        counts = self.pair_counts
+        if not counts:
+            return None
+        if by == "count":
+            top = max(counts.values())
+            tied = [p for p, c in counts.items() if c == top]
+        elif by == "score":
+            tied = ranking.best_by_score(counts, self.token_counts)[1]
+        else:
+            raise ValueError(f"by must be 'count' or 'score', got {by!r}")
+        if len(tied) == 1:
+            return tied[0]
+        order = self.trace._first_met(self, [self.trace._internal_pair(p) for p in tied])
+        ranked = ranking.rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), self.trace.tie_rule,
+                              {p: order[self.trace._internal_pair(p)] for p in tied})
+        return ranked[0][0]
 
     # -- pandas views ------------------------------------------------------------------
     def words_frame(self):
@@ -279,7 +334,7 @@ class Snapshot:
             "right": [p[1] for p, _ in ranked],
             "count": [c for _, c in ranked],
         }
-        if self.trace.convention.algorithm == "wordpiece":
+        if self.trace.model.scored:
             sc = self.scores()
             data["score"] = [sc[p] for p, _ in ranked]
         return pd.DataFrame(data)
@@ -299,10 +354,8 @@ class Snapshot:
             }
         )
 
-    def _repr_html_(self) -> str:
-        from .render import snapshot_html
-
-        return snapshot_html(self)
+    def _repr_html_(self):
+        return None if _HTML_RENDERER is None else _HTML_RENDERER(self)
 
 
 class Trace(Sequence):
@@ -313,149 +366,44 @@ class Trace(Sequence):
     Token ids are stable: see :meth:`token_to_id`.
     """
 
-    # a checkpoint every CHECKPOINT_WORK changed symbols keeps a rebuild in the low milliseconds
-    CHECKPOINT_WORK = 60_000
-
     def __init__(self, words, counts, initial, convention: Convention, internal_marker=None):
         self.words: tuple[str, ...] = tuple(words)
         self.counts: tuple[int, ...] = tuple(counts)
         self.convention = convention
+        self.model: Model = convention.model
+        self.marker: Marker = convention.marker
+        self.tie_rule: ranking.TieRule = convention.tie_rule
         self.merges: list[Merge] = []
         self.stop_reason = "running"
-        marker = convention.end_of_word
+        marker = self.marker.text
         self._internal_marker = internal_marker if internal_marker is not None else marker
         self._remap = marker is not None and self._internal_marker != marker
-        self._initial: list[tuple[str, ...]] = [tuple(s) for s in initial]
-        # initial symbols in order of first appearance
-        seen: dict[str, int] = {}
-        for syms, c in zip(self._initial, self.counts):
-            for s in syms:
-                seen[s] = seen.get(s, 0) + c
-        self.base_symbols: tuple[str, ...] = tuple(seen)  # internal spelling
-        self._base_counts: list[int] = list(seen.values())
-        self._index: dict[str, int] = {s: i for i, s in enumerate(self.base_symbols)}
-        # per merge: the words it changed and their new symbols
-        self._chg_words = array("i")
-        self._chg_syms: list[tuple[str, ...]] = []
-        self._chg_off = [0]
-        # per merge: pair-count deltas (pair id, delta), and weighted occurrences merged
-        self._pairs: list[tuple[str, str]] = []
-        self._pair_id: dict[tuple[str, str], int] = {}
-        self._d_pid = array("i")
-        self._d_val = array("q")
-        self._d_off = [0]
-        self._merged_occ: list[int] = []
-        # checkpoints: (step, seg tuple, pair counts array, token counts array)
-        self._ckpt_steps: list[int] = []
-        self._ckpts: list[tuple] = []
-        self._work = 0
-        self._next_ckpt = self.CHECKPOINT_WORK
+        self._history = History(initial, self.counts)
+        #: initial symbols in order of first appearance (internal spelling)
+        self.base_symbols: tuple[str, ...] = self._history.base_symbols
         self._cache: dict[int, Snapshot] = {}
-        self._final_state = None
 
     # -- spelling ------------------------------------------------------------------------
     def _show(self, s: str) -> str:
-        return s.replace(self._internal_marker, self.convention.end_of_word) if self._remap else s
+        return s.replace(self._internal_marker, self.marker.text) if self._remap else s
 
     def _show_tuple(self, syms):
         r = self._internal_marker
-        m = self.convention.end_of_word
+        m = self.marker.text
         return tuple(s.replace(r, m) for s in syms)
 
-    # -- building (called by the trainers) --------------------------------------------
-    def _pid(self, pair) -> int:
-        i = self._pair_id.get(pair)
-        if i is None:
-            i = self._pair_id[pair] = len(self._pairs)
-            self._pairs.append(pair)
-        return i
+    def _internal(self, token: str) -> str:
+        if self._remap:
+            return token.replace(self.marker.text, self._internal_marker)
+        return token
 
-    def _checkpoint(self, seg, pair_counts: dict, token_counts: list):
-        pc = array("q", bytes(8 * len(self._pairs)))
-        pid = self._pair_id
-        for p, c in pair_counts.items():
-            pc[pid[p]] = c
-        self._ckpt_steps.append(len(self.merges))
-        self._ckpts.append((tuple(seg), pc, array("q", token_counts)))
-        self._work = 0
-        # a checkpoint costs memory in proportion to the pairs and words; wait for at least
-        # that much replay work before the next one, so checkpoints never outweigh the changes
-        self._next_ckpt = max(self.CHECKPOINT_WORK, 2 * (len(self._pairs) + len(seg)))
+    def _internal_pair(self, pair):
+        return (self._internal(pair[0]), self._internal(pair[1])) if self._remap else pair
 
-    def _record(self, merge: Merge, changed_words, changed_syms, deltas, occurrences: int, work: int):
-        """Append one merge: ``deltas`` is a list of (pair, delta) on the pair counts."""
+    def _append(self, merge: "Merge"):
+        """Called by the recorder for every merge."""
         self.merges.append(merge)
-        self._chg_words.extend(changed_words)
-        self._chg_syms.extend(changed_syms)
-        self._chg_off.append(len(self._chg_words))
-        pid = self._pid
-        dp, dv = self._d_pid, self._d_val
-        for p, d in deltas:
-            dp.append(pid(p))
-            dv.append(d)
-        self._d_off.append(len(dp))
-        self._merged_occ.append(occurrences)
         self._cache.pop(len(self.merges), None)
-        self._work += work
-
-    def _finish(self, reason: str):
-        self.stop_reason = reason
-
-    # -- rebuilding a step ---------------------------------------------------------------
-    def _rebuild(self, step: int):
-        """(segmentation list, pair counts array, token counts array) after ``step`` merges."""
-        j = bisect.bisect_right(self._ckpt_steps, step) - 1
-        k0 = self._ckpt_steps[j]
-        seg0, pc0, tc0 = self._ckpts[j]
-        seg = list(seg0)
-        a, b = self._chg_off[k0], self._chg_off[step]
-        for w, s in zip(self._chg_words[a:b], self._chg_syms[a:b]):
-            seg[w] = s
-        npairs = len(self._pairs)
-        pc = pc0 + array("q", bytes(8 * (npairs - len(pc0)))) if len(pc0) < npairs else array("q", pc0)
-        a, b = self._d_off[k0], self._d_off[step]
-        for i, d in zip(self._d_pid[a:b], self._d_val[a:b]):
-            pc[i] += d
-        n0 = len(self.base_symbols)
-        tc = array("q", tc0)
-        tc.frombytes(bytes(8 * (n0 + step - len(tc))))
-        tindex = self._token_index
-        for m, occ in zip(self.merges[k0:step], self._merged_occ[k0:step]):
-            l, r = m._pair_internal
-            tc[tindex(l)] -= occ
-            tc[tindex(r)] -= occ
-            tc[tindex(m._token_internal)] += occ
-        return seg, pc, tc
-
-    def _token_index(self, sym: str) -> int:
-        """Index in the token-count array of internal symbol ``sym`` (its first making)."""
-        i = self._index.get(sym)
-        if i is None:
-            i = self._merge_index[sym]
-        return i
-
-    @property
-    def _merge_index(self) -> dict[str, int]:
-        # internal token -> index in the token-count array (tokens are unique: a pair is merged once,
-        # and a token string made twice would need two pairs joining to the same string; we keep
-        # the first, as the vocabulary does)
-        n0 = len(self.base_symbols)
-        cached = self.__dict__.get("_merge_index_cache")
-        if cached is None or cached[1] != len(self.merges):
-            d = cached[0] if cached is not None else {}
-            start = cached[1] if cached is not None else 0
-            for m in self.merges[start:]:
-                d.setdefault(m._token_internal, n0 + m.step - 1)
-            cached = self.__dict__["_merge_index_cache"] = (d, len(self.merges))
-        return cached[0]
-
-    def _token_slots(self, step: int):
-        """(internal token, its slot in the token-count array) for the vocabulary at ``step``."""
-        for i, tok in enumerate(self.base_symbols):
-            yield tok, i
-        tindex = self._token_index
-        for m in self.merges[:step]:
-            yield m._token_internal, tindex(m._token_internal)
 
     # -- Sequence --------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -522,28 +470,18 @@ class Trace(Sequence):
                 n += 1
         return order
 
-    def _score_of(self, snap: Snapshot):
-        tc = snap._state[2]
-        tindex = self._token_index
-        return lambda p, c: Fraction(c, tc[tindex(p[0])] * tc[tindex(p[1])])
+    def _exact(self, snap: Snapshot):
+        return self.model.exact(snap._state[2], self._history.token_index)
 
     def _rank(self, snap: Snapshot, items):
         """Sort (internal pair, count) items best first by the trace's rule; public spelling out."""
-        wp = self.convention.algorithm == "wordpiece"
-        first = self.convention.tie_break == "first"
-        show = self._show
-        if wp:
-            score = self._score_of(snap)
-            primary = {p: score(p, c) for p, c in items}
-        else:
-            primary = {p: c for p, c in items}
-        if first:
-            order = self._first_met(snap, primary)
-            ranked = sorted(items, key=lambda t: (-primary[t[0]], order[t[0]]))
-        else:
-            ranked = sorted(items, key=lambda t: (show(t[0][0]), show(t[0][1])), reverse=True)
-            ranked.sort(key=lambda t: primary[t[0]], reverse=True)
+        exact = self._exact(snap)
+        primary = {p: exact(p, c) for p, c in items}
+        rule = self.tie_rule
+        order = self._first_met(snap, primary) if rule.positional else None
+        ranked = ranking.rank(items, primary, rule, order, self._show)
         if self._remap:
+            show = self._show
             ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
         return ranked
 
@@ -551,7 +489,7 @@ class Trace(Sequence):
         """(internal pair, count) of every pair present at the snapshot's step (cached there)."""
         items = snap.__dict__.get("_items")
         if items is None:
-            pairs = self._pairs
+            pairs = self._history.pairs
             items = snap.__dict__["_items"] = [(pairs[i], c) for i, c in enumerate(snap._state[1]) if c]
         return items
 
@@ -562,42 +500,30 @@ class Trace(Sequence):
         items = self._items(snap)
         if len(items) <= n:
             return self._rank(snap, items)
-        if self.convention.algorithm == "wordpiece":
-            tc = snap._state[2]
-            tindex = self._token_index
-            fl = [(c / (tc[tindex(p[0])] * tc[tindex(p[1])]), p, c) for p, c in items]
-            fl.sort(key=lambda t: t[0], reverse=True)
-            cut = fl[n - 1][0] * (1 - 1e-9)
-            cands = [(p, c) for f, p, c in fl if f >= cut]
-        else:
-            cs = sorted((c for _, c in items), reverse=True)
-            cut = cs[n - 1]
-            cands = [(p, c) for p, c in items if c >= cut]
-        return self._rank(snap, cands)[:n]
+        # shortlist with the cheap value (a float score, or the count itself), rank exactly
+        approx = self.model.approx(snap._state[2], self._history.token_index)
+        values = sorted((approx(p, c) for p, c in items), reverse=True)
+        cut = values[n - 1]
+        cut = cut * (1 - 1e-9) if isinstance(cut, float) else cut
+        return self._rank(snap, [(p, c) for p, c in items if approx(p, c) >= cut])[:n]
 
     def _tied(self, step: int):
         """Pairs other than merge ``step``'s that had its top count (or score) just before it."""
         m = self.merges[step - 1]
         before = self[step - 1]
         items = self._items(before)
-        if self.convention.algorithm == "wordpiece":
-            score = self._score_of(before)
-            tc = before._state[2]
-            tindex = self._token_index
-            approx = float(m.score) * (1 - 1e-9)
-            cands = [
-                (p, c) for p, c in items
-                if c / (tc[tindex(p[0])] * tc[tindex(p[1])]) >= approx and score(p, c) == m.score
-            ]
-        else:
-            cands = [(p, c) for p, c in items if c == m.count]
+        value = m.score if self.model.scored else m.count
+        approx = self.model.approx(before._state[2], self._history.token_index)
+        exact = self._exact(before)
+        near = float(value) * (1 - 1e-9)
+        cands = [(p, c) for p, c in items if approx(p, c) >= near and exact(p, c) == value]
         return tuple(p for p, _ in self._rank(before, cands) if p != m.pair)
 
     @property
     def merged_occurrences(self) -> list[int]:
         """Per merge, how many occurrences it merged, weighted by word counts (the number of
         symbols it saved in the whole corpus)."""
-        return list(self._merged_occ)
+        return list(self._history.merged_occurrences)
 
     # -- tokens and ids -------------------------------------------------------------------
     @property
@@ -628,30 +554,9 @@ class Trace(Sequence):
 
     @cached_property
     def _completion_symbols(self) -> tuple[str, ...]:
-        """With the marker glued to the last character, "x</w>" can be missing from the
-        training text although "x" is there (or the other way round). Both spellings of every
-        seen character get an id, after the initial symbols, so decoding stays exact."""
-        c = self.convention
-        if c.algorithm == "wordpiece":
-            pre = c.prefix
-            base = set(self.base_symbols)
-            chars: dict[str, None] = {}
-            for s in self.base_symbols:
-                chars[s[len(pre):] if s.startswith(pre) and len(s) > len(pre) else s] = None
-            return tuple(f for ch in chars for f in (ch, pre + ch) if f not in base)
-        if c.end_of_word is None or not c.attach_end_of_word:
-            return ()
-        m = self._internal_marker
-        base = set(self.base_symbols)
-        chars: dict[str, None] = {}
-        for s in self.base_symbols:
-            chars[s[: -len(m)] if s.endswith(m) and len(s) > len(m) else s] = None
-        out = []
-        for ch in chars:
-            for form in (ch, ch + m):
-                if form not in base:
-                    out.append(form)
-        return tuple(out)
+        """Other spellings of the seen characters that get an id after the initial symbols
+        (``x</w>`` when only ``x`` was seen, ``##x`` for WordPiece), so decoding stays exact."""
+        return self.marker.completions(self.base_symbols, self._internal_marker)
 
     @property
     def id_to_token(self) -> list[str]:
@@ -666,16 +571,11 @@ class Trace(Sequence):
         table, _, ids_public, _ = self._id_table
         if made_at is not None:
             if made_at == 0:
-                i = self._index.get(self._internal(token))
+                i = self._history._index.get(self._internal(token))
                 return None if i is None else i + 1
             return 1 + len(self.base_symbols) + len(self._completion_symbols) + made_at - 1
         # subtle: when a word held the marker text, two tokens can be spelled alike; the first id wins
         return ids_public.get(token)
-
-    def _internal(self, token: str) -> str:
-        if self._remap:
-            return token.replace(self.convention.end_of_word, self._internal_marker)
-        return token
 
     @property
     def vocab_size(self) -> int:
@@ -684,6 +584,4 @@ class Trace(Sequence):
 
     def initial_symbols(self, word: str) -> tuple[str, ...]:
         """How training splits ``word`` before any merge (internal spelling), by its convention."""
-        from .bpe import initial_symbols
-
         return initial_symbols(word, self.convention, self._internal_marker)

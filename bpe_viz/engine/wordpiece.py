@@ -1,6 +1,6 @@
 """train_wordpiece: WordPiece training by score, with exact Fraction scores; WordPiece encoding.
 
-How it differs from its sibling :mod:`bpe_viz.bpe`: BPE merges the most *frequent* pair.
+How it differs from its sibling :mod:`bpe_viz.engine.bpe`: BPE merges the most *frequent* pair.
 WordPiece, as the Hugging Face NLP course teaches it (chapter 6), merges the pair with the best
 
     score(a, b) = count(ab) / (count(a) * count(b))
@@ -27,33 +27,61 @@ Example (Jurafsky & Martin SLP3 §2.5.2 corpus)::
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
-from fractions import Fraction
 
-from .bpe import _PairIndex, _prepare, _UNSET, check_num_merges, resolve_convention
+from .encoding import EncodeStep, WordWalkthrough
+from .model import Model, register
+from .pairs import PairIndex
+from .ranking import best_by_score, rank, wordpiece_score
+from .recorder import Recorder
+from .training import UNSET as _UNSET, Training, check_num_merges, prepare, resolve_convention
 from .trace import Merge, Trace
 
-__all__ = ["train_wordpiece", "iter_wordpiece", "wordpiece_encode_pieces", "wordpiece_walkthrough"]
+__all__ = ["train_wordpiece", "iter_wordpiece", "wordpiece_encode_pieces", "WordPiece"]
 
 MAX_CHARS_PER_WORD = 100  # as BERT: longer words become the unknown token
 
 
-def _check_prefix(prefix) -> str:
-    if not isinstance(prefix, str) or not prefix or any(c.isspace() for c in prefix):
-        raise ValueError(f"prefix must be a non-empty str without whitespace, got {prefix!r}")
-    return prefix
+class WordPiece(Model):
+    """WordPiece: rank pairs by the exact score; encode by greedy longest match."""
+
+    name = "wordpiece"
+    title = "WordPiece (score = count(ab) / (count(a)·count(b)))"
+    scored = True
+    rank_label = "score"
+
+    def exact(self, tc, tindex):
+        return lambda p, c: wordpiece_score(c, tc[tindex(p[0])], tc[tindex(p[1])])
+
+    def approx(self, tc, tindex):
+        return lambda p, c: c / (tc[tindex(p[0])] * tc[tindex(p[1])])
+
+    def segmenter(self, trace, k):
+        return lambda w: wordpiece_encode_pieces(w, trace, k)
+
+    def walkthrough(self, word, trace, k):
+        record: list = []
+        pieces = _greedy(word, _vocab(trace, k), trace.marker.text, record)
+        steps = []
+        for before, tried, cur in record:
+            after = before + ((cur,) if cur is not None else ())
+            steps.append(EncodeStep(before, tuple((t, i + 1) for i, t in enumerate(tried)), None, None, after))
+        initial = trace.initial_symbols(word)
+        final = (word,) if pieces is None else pieces
+        return WordWalkthrough(word, initial, tuple(steps), final, k, algorithm="wordpiece")
 
 
-def iter_wordpiece(corpus, num_merges: int = 10, *, prefix: str = "##", tie_break: str = "first", normalization=_UNSET):
-    """Like :func:`train_wordpiece`, but returns a :class:`~bpe_viz.bpe.Training` to iterate."""
-    from .bpe import Training
+register(WordPiece())
 
+
+def iter_wordpiece(corpus, num_merges: int = 10, *, prefix: str = "##", tie_break: str = "first",
+                   normalization=_UNSET, pre_tokenizer=_UNSET):
+    """Like :func:`train_wordpiece`, but returns a :class:`~bpe_viz.engine.training.Training`."""
     num_merges = check_num_merges(num_merges)
-    prefix = _check_prefix(prefix)
-    conv = resolve_convention(None, algorithm="wordpiece", end_of_word=None, tie_break=tie_break, min_frequency=1, normalization=normalization)
-    conv = replace(conv, prefix=prefix)
-    words, counts, initial, _ = _prepare(corpus, conv)
-    trace = Trace(words, counts, initial, conv, internal_marker=None)
+    conv = resolve_convention(None, {}, {}, algorithm="wordpiece", end_of_word=None, prefix=prefix,
+                              tie_break=tie_break, min_frequency=1, normalization=normalization,
+                              pre_tokenizer=pre_tokenizer)
+    words, counts, initial, _ = prepare(corpus, conv)
+    trace = Trace(words, counts, initial, conv, internal_marker=conv.marker.text)
     return Training(trace, _wp_steps(trace, initial, counts, num_merges), num_merges)
 
 
@@ -64,6 +92,7 @@ def train_wordpiece(
     prefix: str = "##",
     tie_break: str = "first",
     normalization=_UNSET,
+    pre_tokenizer=_UNSET,
     callback: Callable[[Merge], object] | None = None,
 ) -> Trace:
     """Train WordPiece by score count(ab) / (count(a)·count(b)); the same trace shape as BPE.
@@ -81,63 +110,44 @@ def train_wordpiece(
         >>> t.merges[0].pair, t.merges[0].score
         (('h', '##u'), Fraction(1, 20))
     """
-    run = iter_wordpiece(corpus, num_merges, prefix=prefix, tie_break=tie_break, normalization=normalization)
+    run = iter_wordpiece(corpus, num_merges, prefix=prefix, tie_break=tie_break, normalization=normalization,
+                         pre_tokenizer=pre_tokenizer)
     return run.run(callback)
 
 
 def _wp_steps(trace: Trace, initial, freqs, num_merges: int):
-    conv = trace.convention
-    first_rule = conv.tie_break == "first"
-    prefix = conv.prefix
-    plen = len(prefix)
-    state = _PairIndex(initial, freqs, first_rule)
+    """The WordPiece training loop: rescore every pair each step (scores change with the token
+    counts, so a heap would not stay valid), pick by the exact score and the tie rule."""
+    rule = trace.tie_rule
+    state = PairIndex(initial, freqs, rule.positional)
+    rec = Recorder(trace, state)
     counts, first = state.counts, state.first
-    for p in counts:
-        trace._pid(p)
-    tokc: dict = dict(zip(trace.base_symbols, trace._base_counts))
-    tcounts = list(trace._base_counts)
-    trace._checkpoint(state.seg, counts, tcounts)
-    tindex = trace._token_index
+    tokc: dict = dict(zip(trace.base_symbols, trace._history.base_counts))
+    join = trace.marker.join
+    m = trace._internal_marker
     reason = "num_merges"
     step = 0
     while step < num_merges:
         if not counts:
             reason = "no_pairs"
             break
-        # float scores find the best quickly; exact Fractions decide among the near-best
-        best = 0.0
-        fl = {}
-        for p, c in counts.items():
-            s = c / (tokc[p[0]] * tokc[p[1]])
-            fl[p] = s
-            if s > best:
-                best = s
-        near = [p for p, s in fl.items() if s >= best * (1 - 1e-9)]
-        exact = {p: Fraction(counts[p], tokc[p[0]] * tokc[p[1]]) for p in near}
-        top = max(exact.values())
-        tied = [p for p in near if exact[p] == top]
-        if first_rule:
-            pair = min(tied, key=first.__getitem__)
-        else:
-            pair = max(tied)
+        top, tied = best_by_score(counts, tokc)
+        if len(tied) > 1:
+            tied = [p for p, _ in rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), rule, first, trace._show)]
+        pair = tied[0]
         step += 1
         a, b = pair
-        tok = a + (b[plen:] if b.startswith(prefix) else b)
+        tok = join(a, b, m)
         count = counts[pair]
-        ws, new_syms, dd, _moved, occ, work = state.apply(pair, tok)
-        merge = Merge(step, pair, tok, count, top, trace, pair, tok)
-        tcounts.append(0)
-        trace._record(merge, ws, new_syms, [(p, d) for p, d in dd.items() if d], occ, work)
+        change = state.apply(pair, tok)
+        occ = change.occurrences
         tokc[a] -= occ
         tokc[b] -= occ
         tokc[tok] = tokc.get(tok, 0) + occ
-        tcounts[tindex(a)] -= occ
-        tcounts[tindex(b)] -= occ
-        tcounts[tindex(tok)] += occ
-        if trace._work >= trace._next_ckpt:
-            trace._checkpoint(state.seg, counts, tcounts)
+        merge = Merge(step, pair, tok, count, top, trace, pair, tok)
+        rec.record(merge, change)
         yield merge
-    trace._finish(reason)
+    rec.finish(reason)
 
 
 def _vocab(trace: Trace, k: int) -> set:
@@ -194,18 +204,3 @@ def wordpiece_encode_pieces(word: str, trace: Trace, k: int) -> tuple[str, ...]:
     """
     pieces = _greedy(word, _vocab(trace, k), trace.convention.prefix)
     return (word,) if pieces is None else pieces
-
-
-def wordpiece_walkthrough(word: str, trace: Trace, k: int):
-    """The greedy longest-match choices for one word, as a WordWalkthrough."""
-    from .encode import EncodeStep, WordWalkthrough
-
-    record: list = []
-    pieces = _greedy(word, _vocab(trace, k), trace.convention.prefix, record)
-    steps = []
-    for before, tried, cur in record:
-        after = before + ((cur,) if cur is not None else ())
-        steps.append(EncodeStep(before, tuple((t, i + 1) for i, t in enumerate(tried)), None, None, after))
-    initial = trace.initial_symbols(word)
-    final = (word,) if pieces is None else pieces
-    return WordWalkthrough(word, initial, tuple(steps), final, k, algorithm="wordpiece")

@@ -1,6 +1,6 @@
 """matplotlib charts of a training run: ``plot_x(..., ax=None) -> Axes``, plus :func:`figure_png`.
 
-The sibling of :mod:`bpe_viz.render` (which makes HTML): same inputs (snapshots and traces),
+The sibling of :mod:`bpe_viz.view.html` (which makes HTML): same inputs (snapshots and traces),
 pictures instead of tables. Every function draws on the ``ax`` you give it (or on a new figure)
 with the object-oriented API and returns the Axes; nothing calls ``plt.show()``. The explorers
 reuse one Figure and turn it into PNG bytes with :func:`figure_png`.
@@ -25,7 +25,8 @@ from __future__ import annotations
 import io
 import warnings
 import weakref
-from fractions import Fraction
+
+from ..engine.trace import Snapshot, Trace
 
 __all__ = [
     "plot_pair_counts",
@@ -125,20 +126,14 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
     if ax is None:
         ax = _new_axes((6.4, 0.9 + 0.28 * min(top, 40)))
     trace = snapshot.trace
-    wordpiece = trace.convention.algorithm == "wordpiece"
+    scored = trace.model.scored
     ranked = snapshot.top_pairs(top)
     title = f"Best pairs at step {snapshot.step}"
     if not ranked:
         ax.set_title(title, **_TEXT)
         return _empty(ax, "no pairs left: every word is a single symbol")
-    tc = snapshot.token_counts if wordpiece else None
-    if wordpiece:
-        exact = [Fraction(c, tc[p[0]] * tc[p[1]]) for p, c in ranked]
-        values = [float(s) for s in exact]
-        keys = exact
-    else:
-        values = [c for _, c in ranked]
-        keys = values
+    keys = [snapshot.rank_value(p, c) for p, c in ranked]  # counts, or exact scores
+    values = [float(k) for k in keys] if scored else keys
     nxt = snapshot.next_merge
     chosen = 0 if nxt is not None and nxt.pair == ranked[0][0] else None
     n_top = sum(1 for k in keys if k == keys[0])
@@ -153,7 +148,7 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
             bar.set_hatch("//")
     vmax = max(values)
     for i, v in enumerate(values):
-        note = f"{v:.3g}" if wordpiece else f"{v:,}"
+        note = f"{v:.3g}" if scored else f"{v:,}"
         if i == chosen:
             note += "  ← next merge"
         elif n_top > 1 and keys[i] == keys[0]:
@@ -170,13 +165,12 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
     ax.set_xlim(0, vmax * 1.3)
     # every bar carries its value as text, so the x tick labels would only repeat them
     ax.set_xticks([])
-    ax.set_xlabel("score = count(ab) / (count(a)·count(b))" if wordpiece
+    ax.set_xlabel("score = count(ab) / (count(a)·count(b))" if scored
                   else "count (occurrences, weighted by word frequency)")
     if chosen == 0:
         n_tied = 1 + len(nxt.tied)  # every pair tied at the top, not only the ones drawn
     else:
-        n_tied = sum(1 for p, c in snapshot.ranked_pairs
-                     if (Fraction(c, tc[p[0]] * tc[p[1]]) if wordpiece else c) == keys[0])
+        n_tied = sum(1 for p, c in snapshot.ranked_pairs if snapshot.rank_value(p, c) == keys[0])
     if n_tied > 1:
         title += f": {n_tied:,} pairs tie"
     if nxt is None and snapshot.step == len(trace.merges):
@@ -332,42 +326,17 @@ def plot_compression(trace, upto: int | None = None, ax=None):
 # -- BPE versus WordPiece --------------------------------------------------------------------------
 
 
-def _first_met(snapshot) -> dict:
-    """pair -> rank of its first occurrence (corpus order, left to right), public API only."""
-    order: dict = {}
-    for syms in snapshot.segmentation.values():
-        for p in zip(syms, syms[1:]):
-            if p not in order:
-                order[p] = len(order)
-    return order
-
-
-def _pick(snapshot, values: dict):
-    """The pair with the largest value, ties broken by the trace's tie rule."""
-    best = max(values.values())
-    tied = [p for p, v in values.items() if v == best]
-    if len(tied) == 1:
-        return tied[0]
-    if snapshot.trace.convention.tie_break == "lexicographic":
-        return max(tied)
-    order = _first_met(snapshot)
-    return min(tied, key=order.__getitem__)
-
-
-def _resolve_snapshot(source, step, preset):
-    from .trace import Snapshot, Trace
-
+def _resolve_snapshot(source, step):
     if isinstance(source, Snapshot):
         if step is not None and step != source.step:
             raise ValueError(f"step: a Snapshot is one step ({source.step}); pass its trace to choose another")
         return source
     if isinstance(source, Trace):
-        return source[0 if step is None else step]
-    from .bpe import train_bpe
-
-    k = 0 if step is None else _check_int("step", step, 0, allow_none=False)
-    trace = train_bpe(source, k, preset=preset, min_frequency=1)
-    return trace[min(k, len(trace) - 1)]
+        return source[0 if step is None else _check_int("step", step, 0, allow_none=False)]
+    raise TypeError(
+        "source must be a Snapshot or a Trace (train one first: train_bpe(corpus, 0, "
+        f"preset='hf-course')); got {type(source).__name__}"
+    )
 
 
 def bpe_wordpiece_picks(snapshot):
@@ -380,41 +349,26 @@ def bpe_wordpiece_picks(snapshot):
         >>> bpe_wordpiece_picks(snap)
         (('u', 'g'), ('g', 's'))
     """
-    counts = snapshot.pair_counts
-    if not counts:
+    if not snapshot.pair_counts:
         return None, None
-    algo = snapshot.trace.convention.algorithm
-    ranked = snapshot.ranked_pairs
-    tc = snapshot.token_counts
-    if algo == "bpe":
-        bpe = ranked[0][0]
-    else:
-        bpe = _pick(snapshot, counts)
-    if algo == "wordpiece":
-        wp = ranked[0][0]
-    else:
-        # floats find the near-best quickly; exact Fractions decide (ties are real ties)
-        fl = {p: c / (tc[p[0]] * tc[p[1]]) for p, c in counts.items()}
-        best = max(fl.values())
-        near = {p: Fraction(counts[p], tc[p[0]] * tc[p[1]]) for p, s in fl.items() if s >= best * (1 - 1e-9)}
-        wp = _pick(snapshot, near)
-    return bpe, wp
+    return snapshot.pick("count"), snapshot.pick("score")
 
 
-def plot_bpe_vs_wordpiece(source, step: int | None = None, ax=None, *, preset: str = "hf-course"):
+def plot_bpe_vs_wordpiece(source, step: int | None = None, ax=None):
     """Every candidate pair at one state: its count (x) against its WordPiece score (y).
 
     BPE takes the pair furthest right (most frequent, square marker); WordPiece the pair
-    highest up (best count(ab)/(count(a)·count(b)), diamond marker). ``source``: a Snapshot, a
-    Trace (with ``step``, default 0) or a corpus (trained with ``preset`` up to ``step``).
+    highest up (best count(ab)/(count(a)·count(b)), diamond marker). ``source``: a Snapshot, or a
+    Trace (with ``step``, default 0).
 
     Example::
 
-        >>> ax = plot_bpe_vs_wordpiece({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5})
+        >>> from bpe_viz import train_bpe
+        >>> ax = plot_bpe_vs_wordpiece(train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 0, preset="hf-course"))
         >>> sorted(t.get_text() for t in ax.texts)
         ['BPE: (u, g)', 'WordPiece: (g, s)']
     """
-    snapshot = _resolve_snapshot(source, step, preset)
+    snapshot = _resolve_snapshot(source, step)
     if ax is None:
         ax = _new_axes((6.4, 4.2))
     ax.set_title(f"Count vs WordPiece score, every pair at step {snapshot.step}", **_TEXT)
@@ -460,12 +414,7 @@ def _letters(token: str, convention) -> str:
 
     Example: "est</w>" (BPE) -> "est"; "##est" (WordPiece) -> "est".
     """
-    if convention.algorithm == "wordpiece" and convention.prefix and token.startswith(convention.prefix):
-        token = token[len(convention.prefix):]
-    eow = convention.end_of_word
-    if eow and token.endswith(eow) and len(token) > len(eow):
-        token = token[: -len(eow)]
-    return token
+    return convention.marker.letters(token)
 
 
 def merge_sequences(trace_bpe, trace_wp):
@@ -511,7 +460,7 @@ def plot_merge_sequences(trace_bpe, trace_wp, upto: int | None = None, ax=None, 
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> from bpe_viz.wordpiece import train_wordpiece
+        >>> from bpe_viz import train_wordpiece
         >>> c = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
         >>> ax = plot_merge_sequences(train_bpe(c, 3, preset="hf-course"), train_wordpiece(c, 3))
         >>> ax.get_title()

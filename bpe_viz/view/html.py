@@ -1,9 +1,9 @@
 """Pure HTML rendering: colored token segments, the merge just made, and the three tables.
 
-Every function here takes plain engine values (a :class:`~bpe_viz.trace.Snapshot`, a
-:class:`~bpe_viz.trace.Merge`, an :class:`~bpe_viz.encode.Encoding`, a tuple of symbols) and
-returns an HTML **string**; nothing is displayed, printed or stored. :mod:`bpe_viz.charts` is the
-matplotlib sibling; :mod:`bpe_viz.explorers` only puts these strings into widgets.
+Every function here takes plain engine values (a :class:`~bpe_viz.engine.trace.Snapshot`, a
+:class:`~bpe_viz.engine.trace.Merge`, an :class:`~bpe_viz.engine.encoding.Encoding`, a tuple of symbols) and
+returns an HTML **string**; nothing is displayed, printed or stored. :mod:`bpe_viz.view.charts` is the
+matplotlib sibling; :mod:`bpe_viz.widgets` only puts these strings into widgets.
 
 The HTML is plain and safe for a classroom projector and for nbval:
 
@@ -140,37 +140,32 @@ def _convention_of(trace):
 
 
 def _marker_parts(token: str, convention) -> list[tuple[str, bool]]:
-    """Split a token for display into (text, is_marker) runs.
+    """Split a token for display into (text, is_marker) runs: the convention's marker says where
+    its marker is; byte-level traces also dim the symbols that stand for raw bytes.
 
     Example: "est</w>" -> [("est", False), ("</w>", True)]; "##ing" -> [("##", True), ("ing", False)].
     """
     if convention is None:
         return [(token, False)]
-    head, body, tail = "", token, ""
-    prefix = getattr(convention, "prefix", None)
-    if getattr(convention, "algorithm", "bpe") == "wordpiece" and prefix:
-        if body.startswith(prefix) and len(body) > len(prefix):
-            head, body = prefix, body[len(prefix):]
-    eow = getattr(convention, "end_of_word", None)
-    if eow and body.endswith(eow):
-        body, tail = body[: -len(eow)], eow
-    runs: list[tuple[str, bool]] = [(head, True)] if head else []
-    if body and getattr(convention, "byte_level", False):
-        # GPT-2 byte symbols: characters above ASCII stand for raw bytes (Ġ is a space byte,
-        # "Ã©" the two bytes of "é"); dim those, keep plain ASCII as it is.
-        body_runs: list[tuple[str, bool]] = []
-        for ch in body:
+    runs = convention.marker.parts(token)
+    if not convention.byte_level:
+        return runs
+    # GPT-2 byte symbols: characters above ASCII stand for raw bytes (Ġ is a space byte,
+    # "Ã©" the two bytes of "é"); dim those, keep plain ASCII as it is.
+    out: list[tuple[str, bool]] = []
+    for text, is_marker in runs:
+        if is_marker:
+            out.append((text, True))
+            continue
+        body: list[tuple[str, bool]] = []
+        for ch in text:
             dim = ord(ch) > 0x7E
-            if body_runs and body_runs[-1][1] == dim:
-                body_runs[-1] = (body_runs[-1][0] + ch, dim)
+            if body and body[-1][1] == dim:
+                body[-1] = (body[-1][0] + ch, dim)
             else:
-                body_runs.append((ch, dim))
-        runs.extend(body_runs)
-    elif body:
-        runs.append((body, False))
-    if tail:
-        runs.append((tail, True))
-    return runs
+                body.append((ch, dim))
+        out.extend(body)
+    return out
 
 
 def _chip_style(color: str, *, emphasize: bool = False) -> str:
@@ -286,9 +281,9 @@ def _is_encoding(obj) -> bool:
     return all(hasattr(obj, a) for a in ("pieces", "tokens", "ids", "word_ids", "unknown", "made_at"))
 
 
-def segments_html(source, trace=None, *, num_merges=None, size: float = 1.0, highlight=None) -> str:
-    """Colored segments of an :class:`~bpe_viz.encode.Encoding`, of a tuple of symbols, or of
-    text (with ``trace``: encoded with its first ``num_merges`` merges).
+def segments_html(source, trace=None, *, size: float = 1.0, highlight=None) -> str:
+    """Colored segments of an :class:`~bpe_viz.engine.encoding.Encoding` (``encode(text,
+    trace)``), or of a tuple of symbols (``trace`` then adds ids to the hover titles).
 
     Each token is a bordered chip colored by :func:`token_color`; hovering shows the token, its
     id and the merge that made it. Markers are dimmed, unknown characters outlined in red.
@@ -297,21 +292,19 @@ def segments_html(source, trace=None, *, num_merges=None, size: float = 1.0, hig
 
     Example::
 
-        >>> from bpe_viz import train_bpe
+        >>> from bpe_viz import encode, train_bpe
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
-        >>> out = segments_html("lowest", trace)
+        >>> out = segments_html(encode("lowest", trace))
         >>> out.count('class="bpe-token'), "made by merge 5: (lo, w)" in out
         (2, True)
     """
     size = _check_size(size)
     if isinstance(source, str):
-        if trace is None:
-            raise TypeError(
-                "segments_html(text) needs a trace to encode the text with: segments_html(text, trace)"
-            )
-        from .encode import encode
-
-        source = encode(source, trace, num_merges)
+        # subtle: a str is also a sequence of one-character strings; say what to do instead
+        raise TypeError(
+            "segments_html takes an Encoding, not text: encode the text first, "
+            "segments_html(encode(text, trace)) (encode(text, trace, k) for the first k merges)"
+        )
     if _is_encoding(source):
         enc = source
         trace = getattr(enc, "trace", trace)
@@ -350,7 +343,8 @@ def segmentation_html(snapshot, words=None, *, max_words: int = 30, size: float 
     """How a snapshot splits some words: ``word  →  colored symbols``, one line each.
 
     ``words``: which words (default: the corpus's first ``max_words``). A word not in the
-    corpus is encoded with the snapshot's merges (the learned merges up to this step).
+    corpus is encoded with the snapshot's merges (``snapshot.encode``: the learned merges up to
+    this step).
 
     Example::
 
@@ -366,7 +360,6 @@ def segmentation_html(snapshot, words=None, *, max_words: int = 30, size: float 
         words = list(seg)[:max_words]
     elif isinstance(words, str):
         words = words.split()
-    step = snapshot.step
     highlight = snapshot.merge.token if snapshot.merge is not None else None
     convention = trace.convention
     rows = []
@@ -375,9 +368,7 @@ def segmentation_html(snapshot, words=None, *, max_words: int = 30, size: float 
             chips = _symbol_chips(seg[w], trace, convention, highlight)
             note = ""
         else:
-            from .encode import encode
-
-            chips = segments_html(encode(w, trace, step), highlight=highlight)
+            chips = segments_html(snapshot.encode(w), highlight=highlight)
             note = ' <span style="color:#666;font-size:0.85em">(not in the corpus: encoded)</span>'
         rows.append(
             f'<div class="bpe-seg-row"><span class="bpe-seg-word" style="display:inline-block;'
@@ -518,20 +509,13 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
     max_rows = _check_rows(max_rows)
     trace = snapshot.trace
     conv = trace.convention
-    wordpiece = conv.algorithm == "wordpiece"
+    scored = trace.model.scored
     # only the rows shown are ranked (ranking every pair of a real text would cost a slider step)
     shown = snapshot.ranked_pairs if max_rows is None else snapshot.top_pairs(max_rows)
-    n_pairs = len(trace._items(snapshot))
+    n_pairs = snapshot.num_pairs
     nxt = snapshot.next_merge
-    if wordpiece:
-        # exact scores, only for the rows needed (snapshot.scores() would make one per pair)
-        tc = snapshot.token_counts
-
-        def key_of(pair, count):
-            return Fraction(count, tc[pair[0]] * tc[pair[1]])
-    else:
-        def key_of(pair, count):
-            return count
+    # what the model ranks by (count, or the exact score), only for the rows needed
+    key_of = snapshot.rank_value
     top_key, n_top = None, 0
     if shown:
         top_key = key_of(*shown[0])
@@ -540,7 +524,7 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
         else:
             n_top = sum(1 for p, c in snapshot.ranked_pairs if key_of(p, c) == top_key)
     info = _token_infos(trace)
-    headers = ["#", "pair", "count"] + (["score"] if wordpiece else []) + ["merges into", "note"]
+    headers = ["#", "pair", "count"] + (["score"] if scored else []) + ["merges into", "note"]
     rows, classes, styles = [], [], []
     for i, (pair, count) in enumerate(shown):
         key = key_of(pair, count)
@@ -560,19 +544,17 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
             + ", " + token_html(b, convention=conv, title=info.describe(b)[0]) + ")"
         )
         cells = [str(i + 1), pair_cell, f"{count:,}"]
-        if wordpiece:
+        if scored:
             s = key
             cells.append(f'<span title="{_e(f"{s.numerator}/{s.denominator}")}">{_fraction_text(s)}</span>')
-        merged = a + b
-        if wordpiece and conv.prefix and b.startswith(conv.prefix):
-            merged = a + b[len(conv.prefix):]
+        merged = conv.marker.join(a, b, conv.marker.text)
         cells.append(token_html(merged, convention=conv))
         cells.append(" ".join(notes))
         rows.append(cells)
         classes.append(" ".join(c for c in ("bpe-pair-row", "bpe-chosen" if chosen else "",
                                             "bpe-tied" if tie else "") if c))
         styles.append(_CHOSEN_STYLE if chosen else "")
-    what = "score = count(ab) / (count(a)&middot;count(b)), best first" if wordpiece else "most frequent first"
+    what = "score = count(ab) / (count(a)&middot;count(b)), best first" if scored else "most frequent first"
     caption = what
     if nxt is None:
         if snapshot.step == len(trace.merges):
@@ -583,7 +565,7 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
     return _box(
         _table(f"Pairs at step {snapshot.step}", headers, rows, cls="bpe-pairs-table",
                more=n_pairs - len(shown), caption=caption, row_classes=classes,
-               row_styles=styles, numeric=(0, 2, 3) if wordpiece else (0, 2)),
+               row_styles=styles, numeric=(0, 2, 3) if scored else (0, 2)),
         "bpe-pairs", size,
     )
 
@@ -815,7 +797,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> from bpe_viz.encode import encode_word
+        >>> from bpe_viz import encode_word
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
         >>> out = walkthrough_html(encode_word("lowest", trace), trace=trace)
         >>> out.count('<li class="bpe-iteration"'), "rank 1" in out
@@ -830,7 +812,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
     if isinstance(upto, bool) or not isinstance(upto, int) or upto < 0:
         raise ValueError(f"upto must be an int >= 0, got {upto!r}")
     upto = min(upto, n)
-    wordpiece = getattr(walkthrough, "algorithm", "bpe") == "wordpiece"
+    greedy = walkthrough.longest_match
     k = walkthrough.num_merges
     head = (
         f'<div class="bpe-walk-title" style="font-weight:700">Encoding &ldquo;{_e(walkthrough.word)}&rdquo; '
@@ -838,7 +820,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
     )
     rule = (
         "greedy longest match: the longest vocabulary piece at the start of what is left"
-        if wordpiece else
+        if greedy else
         "each iteration merges the learned pair with the lowest rank (learned first), everywhere in the word"
     )
     parts = [head, f'<div style="color:#555;font-size:0.85em">{rule}</div>']
@@ -867,7 +849,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
     if items:
         parts.append(f'<ol class="bpe-iterations" style="margin:0.2em 0;padding-left:1.6em">{"".join(items)}</ol>')
     if upto >= n:
-        end = "no learned pair left" if not wordpiece else "done"
+        end = "no learned pair left" if not greedy else "done"
         if n == 0 and len(initial) <= 1:
             end = "a single symbol: nothing to merge"
         elif n == 0:

@@ -27,7 +27,7 @@ NOTEBOOK_FILES = sorted(bs.NOTEBOOKS.glob("[0-9]*.ipynb")) or sorted(bs.NOTEBOOK
 SCRATCH = "scratch/widgets.ipynb"
 TEXT = "low lower newest widest lowest newer wider"
 CELLS = {
-    "imports": "from bpe_viz.explorers import MergeExplorer, EncoderExplorer, CompareExplorer\n"
+    "imports": "from bpe_viz.widgets import MergeExplorer, EncoderExplorer, CompareExplorer\n"
                "from bpe_viz import corpora, train_bpe",
     "merge": 'merge_ex = MergeExplorer(corpora.load("sennrich2016"), 10, preset="sennrich2016")\nmerge_ex',
     "encoder": 'enc_ex = EncoderExplorer(train_bpe(corpora.load("sennrich2016"), 10), "lowest")\nenc_ex',

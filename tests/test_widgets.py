@@ -1,4 +1,4 @@
-"""bpe_viz.explorers: thin widgets. Set a trait the way a slider would and read what is shown.
+"""bpe_viz.widgets: thin widgets. Set a trait the way a slider would and read what is shown.
 
 Expected values: Sennrich, Haddow & Birch (2016), Algorithm 1's dictionary (low×5, lower×2,
 newest×6, widest×3): merge 2 is (es, t) -> est at count 9, tied with (t, </w>); merge 5 is
@@ -20,7 +20,7 @@ import pytest
 import traitlets
 
 from bpe_viz import encode, train_bpe, train_wordpiece
-from bpe_viz.explorers import MAX_MERGES, CompareExplorer, EncoderExplorer, MergeExplorer
+from bpe_viz.widgets import MAX_MERGES, CompareExplorer, EncoderExplorer, MergeExplorer
 
 SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 HF_COURSE = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
@@ -75,12 +75,12 @@ def test_slider_and_step_are_linked(toy):
 
 def test_a_step_never_retrains(toy, monkeypatch):
     ex = MergeExplorer.from_trace(toy)
-    import bpe_viz.bpe
+    import bpe_viz.engine.bpe
 
     def boom(*a, **k):
         raise AssertionError("a slider step retrained")
 
-    monkeypatch.setattr(bpe_viz.bpe, "train_bpe", boom)
+    monkeypatch.setattr(bpe_viz.engine.bpe, "train_bpe", boom)
     for k in (1, 4, 10, 0):
         ex.step = k
     assert ex.trace is toy and ex.error is None
@@ -126,11 +126,11 @@ def test_tie_rule_and_merge_count_retrain():
 def test_a_textbook_corpus_comes_with_its_convention(monkeypatch):
     ex = MergeExplorer("slp3", 5)
     assert ex.preset == "slp3" and ex.trace.convention.end_of_word == "_"
-    import bpe_viz.bpe
+    import bpe_viz.engine.bpe
 
     calls = []
-    real = bpe_viz.bpe.train_bpe
-    monkeypatch.setattr(bpe_viz.bpe, "train_bpe", lambda *a, **k: calls.append(k) or real(*a, **k))
+    real = bpe_viz.engine.bpe.train_bpe
+    monkeypatch.setattr(bpe_viz.engine.bpe, "train_bpe", lambda *a, **k: calls.append(k) or real(*a, **k))
     ex.controls["corpus"].value = "hf-course"
     assert ex.preset == "hf-course" and ex.trace.convention.end_of_word is None
     assert len(calls) == 1  # switching corpus and convention trains once
@@ -313,8 +313,11 @@ def test_visual_layer_never_prints_or_displays(capsys, toy):
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
     root = Path(__file__).resolve().parent.parent / "bpe_viz"
-    for name in ("render.py", "charts.py", "explorers.py"):
-        tree = ast.parse((root / name).read_text(encoding="utf-8"))
+    files = sorted((root / "view").glob("*.py")) + sorted((root / "widgets").glob("*.py"))
+    assert len(files) >= 6
+    for path in files:
+        name = path.name
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         called = {
             getattr(node.func, "id", None) or getattr(node.func, "attr", None)
             for node in ast.walk(tree) if isinstance(node, ast.Call)

@@ -1,4 +1,4 @@
-"""bpe_viz.render: HTML strings that are safe, deterministic and say what the engine says.
+"""bpe_viz.view.html: HTML strings that are safe, deterministic and say what the engine says.
 
 Golden values come from Sennrich, Haddow & Birch (2016), Algorithm 1's toy dictionary
 (low×5, lower×2, newest×6, widest×3): merges (e, s) 9, (es, t) 9, (est, </w>) 9, (l, o) 7 ...,
@@ -13,7 +13,7 @@ import re
 import pytest
 
 from bpe_viz import encode, encode_word, train_bpe, train_wordpiece
-from bpe_viz.render import (
+from bpe_viz.view.html import (
     PALETTE,
     error_html,
     merge_html,
@@ -187,12 +187,13 @@ def test_hover_title_has_token_id_and_merge(toy):
     assert any(t.startswith("est</w>\nid ") and "made by merge 3: (est, </w>)" in t for t in titles)
 
 
-def test_segments_html_takes_symbols_and_text(toy):
+def test_segments_html_takes_symbols_and_encodings(toy):
     assert chip_texts(segments_html(("lo", "w", "</w>"), toy)) == ["lo", "w", "</w>"]
-    assert chip_texts(segments_html("lowest", toy)) == ["low", "est</w>"]
-    assert chip_texts(segments_html("lowest", toy, num_merges=3)) == ["l", "o", "w", "est</w>"]
-    with pytest.raises(TypeError):
-        segments_html("lowest")
+    assert chip_texts(segments_html(encode("lowest", toy))) == ["low", "est</w>"]
+    assert chip_texts(segments_html(encode("lowest", toy, 3))) == ["l", "o", "w", "est</w>"]
+    # the view never encodes: text gets a TypeError that says how to encode it first
+    with pytest.raises(TypeError, match=r"segments_html\(encode\(text, trace\)\)"):
+        segments_html("lowest", toy)
     with pytest.raises(TypeError):
         segments_html(42)
 
@@ -210,7 +211,7 @@ def test_segmentation_html_follows_the_engine(toy):
 def test_size_scales_everything(toy):
     assert "font-size:14px" in words_table_html(toy[2])
     assert "font-size:28px" in words_table_html(toy[2], size=2)
-    assert "font-size:21px" in segments_html("lowest", toy, size=1.5)
+    assert "font-size:21px" in segments_html(encode("lowest", toy), size=1.5)
     with pytest.raises(ValueError):
         pairs_table_html(toy[2], size=0)
     with pytest.raises(TypeError):

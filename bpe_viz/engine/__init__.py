@@ -1,0 +1,40 @@
+"""The engine: pure Python (the standard library only), no HTML, no widgets.
+
+Read it in this order: :mod:`.corpus` and :mod:`.pretokenize` (text -> words), :mod:`.alphabet`
+and :mod:`.markers` (word -> initial symbols), :mod:`.pairs` (the training state),
+:mod:`.ranking` (which pair wins), :mod:`.recorder` and :mod:`.trace` (the history and its read
+side), the models :mod:`.bpe` and :mod:`.wordpiece` (each: train, replay, encode one word), then
+:mod:`.encoding` (encode/decode any text with any trace). :mod:`.reference` is the literal
+textbook loop the tests compare against; :mod:`.corpora` the bundled example texts.
+
+The layers above (:mod:`bpe_viz.view`, :mod:`bpe_viz.widgets`) import from here; nothing here
+imports them.
+"""
+
+from . import corpora
+from .alphabet import BYTE_SYMBOLS, bytes_to_symbols, symbols_to_bytes
+from .bpe import PRESETS, BPE, iter_bpe, replay_bpe, train_bpe
+from .corpus import SymbolCorpus, WordCounts, from_symbol_dict, normalize, word_counts
+from .encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
+from .markers import ContinuingPrefix, EndOfWord, Marker, NoMarker, marker_from
+from .model import MODELS, Model, initial_symbols
+from .pretokenize import PRE_TOKENIZERS, Pattern, PreTokenizer, Whitespace, get_pre_tokenizer
+from .ranking import TIE_BREAKS, TIE_RULES, TieRule, best_pair, wordpiece_score
+from .symbols import merge_symbols
+from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
+from .training import Training
+from .wordpiece import WordPiece, iter_wordpiece, train_wordpiece
+
+__all__ = [
+    "corpora", "BYTE_SYMBOLS", "bytes_to_symbols", "symbols_to_bytes",
+    "PRESETS", "BPE", "iter_bpe", "replay_bpe", "train_bpe",
+    "SymbolCorpus", "WordCounts", "from_symbol_dict", "normalize", "word_counts",
+    "Encoding", "EncodeStep", "WordWalkthrough", "decode", "encode", "encode_word",
+    "ContinuingPrefix", "EndOfWord", "Marker", "NoMarker", "marker_from",
+    "MODELS", "Model", "initial_symbols",
+    "PRE_TOKENIZERS", "Pattern", "PreTokenizer", "Whitespace", "get_pre_tokenizer",
+    "TIE_BREAKS", "TIE_RULES", "TieRule", "best_pair", "wordpiece_score",
+    "merge_symbols",
+    "STOP_REASONS", "Convention", "Merge", "Snapshot", "Trace", "VocabEntry",
+    "Training", "WordPiece", "iter_wordpiece", "train_wordpiece",
+]

@@ -1,0 +1,244 @@
+"""Markers: how a word's symbols say where the word ends or continues.
+
+Sources disagree on this more than on anything else, and every layer needs to know it: training
+(the symbols a word starts from, the token a merge makes), encoding (which characters of the
+word a token covers), decoding (where one word stops and the next begins) and the views (the
+marker is drawn dimmed). Each convention is one class here:
+
+* :class:`NoMarker` — ``l o w`` (the Hugging Face course's BPE);
+* :class:`EndOfWord` — ``l o w </w>`` (Sennrich et al. 2016; SLP3 writes ``_``) or, glued to the
+  last character, ``l o w</w>`` (subword-nmt >= 0.2, Hugging Face ``end_of_word_suffix``);
+* :class:`ContinuingPrefix` — ``w ##i ##d`` (WordPiece, Hugging Face
+  ``continuing_subword_prefix``).
+
+A begin-of-word marker (SentencePiece's ``▁``) is the next class to add; nothing outside this
+module needs to change for it.
+
+*Internal spelling.* When a word of the corpus contains the marker text itself (``snake_case``
+with the marker ``_``), a trace spells the marker internally with a private-use character, so a
+literal ``_`` and the marker never count as one symbol. :meth:`Marker.spelling_for` chooses that
+spelling; every method taking ``m`` takes the spelling in use. Public views show the marker text.
+
+Example::
+
+    >>> EndOfWord("</w>", glued=True).initial(list("low"), "</w>")
+    ('l', 'o', 'w</w>')
+    >>> ContinuingPrefix("##").initial(list("wid"), "##")
+    ('w', '##i', '##d')
+    >>> ContinuingPrefix("##").join("w", "##i", "##")
+    'wi'
+"""
+
+from __future__ import annotations
+
+__all__ = ["Marker", "NoMarker", "EndOfWord", "ContinuingPrefix", "marker_from"]
+
+
+class Marker:
+    """The interface; the base class is also "no marker at all"."""
+
+    #: the public spelling (``None``: no marker)
+    text: str | None = None
+
+    # -- training ---------------------------------------------------------------------------
+    def spelling_for(self, views) -> str | None:
+        """The internal spelling of the marker for words spelled ``views``."""
+        return self.text
+
+    def initial(self, units, m) -> tuple[str, ...]:
+        """A word's symbols before any merge: its units (characters or byte symbols) + marker."""
+        return tuple(units)
+
+    def join(self, a: str, b: str, m) -> str:
+        """The token that merging ``(a, b)`` makes."""
+        return a + b
+
+    # -- encoding and decoding ------------------------------------------------------------
+    def body(self, symbol: str, m, first: bool) -> str:
+        """The part of a symbol that stands for characters of the word (marker removed)."""
+        return symbol
+
+    def completions(self, base_symbols, m) -> tuple[str, ...]:
+        """Spellings a vocabulary needs besides the ones seen (e.g. ``x</w>`` when only ``x``
+        was seen), so that every seen character can be encoded and decoded in any position."""
+        return ()
+
+    def group(self, symbols: list, m) -> list[list]:
+        """Token ids alone, as internal symbols (``None`` for unknown), grouped into words of
+        marker-free texts. Raises ValueError where the marker does not say where words end."""
+        if not symbols:
+            return []
+        raise ValueError(
+            "ids: this trace has no end-of-word marker, so token ids alone do not say where one word "
+            "ends and the next begins; decode the Encoding itself instead: decode(encoding, trace)"
+        )
+
+    def strip(self, pieces: list[str]) -> list[str]:
+        """One word's public pieces without their markers."""
+        return list(pieces)
+
+    # -- views ------------------------------------------------------------------------------
+    def parts(self, token: str) -> list[tuple[str, bool]]:
+        """A token as (text, is_marker) runs, for drawing the marker dimmed.
+
+        Example: ``EndOfWord("</w>").parts("est</w>") == [("est", False), ("</w>", True)]``.
+        """
+        return [(token, False)] if token else []
+
+    def letters(self, token: str) -> str:
+        """The token without any marker (to compare tokens across conventions)."""
+        return token
+
+    def describe(self) -> str:
+        return "no end-of-word marker"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    def __hash__(self):
+        return hash((type(self).__name__, tuple(sorted(vars(self).items()))))
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({args})"
+
+
+NoMarker = Marker
+
+
+class EndOfWord(Marker):
+    """An end-of-word marker: its own symbol (``glued=False``) or glued to the last character."""
+
+    def __init__(self, text: str = "</w>", glued: bool = False):
+        if not isinstance(text, str) or text == "" or any(ch.isspace() for ch in text):
+            raise ValueError(f"end_of_word must be a non-empty str without whitespace, or None; got {text!r}")
+        if not isinstance(glued, bool):
+            raise TypeError(f"attach_end_of_word must be True or False, got {glued!r}")
+        self.text = text
+        self.glued = glued
+
+    def spelling_for(self, views):
+        # subtle: "snake_case" with the marker "_" would make the literal "_" and the marker one
+        # symbol; then spell the marker with a private-use character no word contains
+        marker = self.text
+        if not any(marker in v for v in views):
+            return marker
+        used = set().union(*map(set, views))
+        for cp in range(0xE000, 0xF900):
+            if chr(cp) not in used:
+                return chr(cp)
+        raise ValueError("corpus: no free private-use character to stand for the end-of-word marker")
+
+    def initial(self, units, m):
+        if not units:
+            return ()
+        if self.glued:
+            return (*units[:-1], units[-1] + m)
+        return (*units, m)
+
+    def body(self, symbol, m, first):
+        return symbol[: -len(m)] if symbol.endswith(m) else symbol
+
+    def completions(self, base_symbols, m):
+        if not self.glued:
+            return ()
+        # "x</w>" can be missing from the training text although "x" is there (or the reverse)
+        base = set(base_symbols)
+        chars = dict.fromkeys(s[: -len(m)] if s.endswith(m) and len(s) > len(m) else s for s in base_symbols)
+        return tuple(f for ch in chars for f in (ch, ch + m) if f not in base)
+
+    def group(self, symbols, m):
+        words, cur = [], []
+        for t in symbols:
+            if t is not None and t.endswith(m):
+                cur.append(t[: -len(m)])
+                words.append(cur)
+                cur = []
+            else:
+                cur.append(t)
+        if cur:
+            words.append(cur)
+        return words
+
+    def strip(self, pieces):
+        out = list(pieces)
+        if out and out[-1].endswith(self.text):
+            out[-1] = out[-1][: -len(self.text)]
+        return out
+
+    def parts(self, token):
+        if token.endswith(self.text):
+            body = token[: -len(self.text)]
+            return ([(body, False)] if body else []) + [(self.text, True)]
+        return super().parts(token)
+
+    def letters(self, token):
+        return token[: -len(self.text)] if token.endswith(self.text) and len(token) > len(self.text) else token
+
+    def describe(self):
+        where = "glued to the last character" if self.glued else "as its own symbol"
+        return f'end-of-word marker "{self.text}" {where}'
+
+
+class ContinuingPrefix(Marker):
+    """WordPiece's continuation prefix: every symbol but a word's first starts with ``##``."""
+
+    def __init__(self, text: str = "##"):
+        if not isinstance(text, str) or not text or any(c.isspace() for c in text):
+            raise ValueError(f"prefix must be a non-empty str without whitespace, got {text!r}")
+        self.text = text
+
+    def initial(self, units, m):
+        return (units[0], *(m + u for u in units[1:])) if units else ()
+
+    def join(self, a, b, m):
+        return a + (b[len(m):] if b.startswith(m) else b)
+
+    def body(self, symbol, m, first):
+        return symbol[len(m):] if not first and symbol.startswith(m) else symbol
+
+    def completions(self, base_symbols, m):
+        base = set(base_symbols)
+        chars = dict.fromkeys(s[len(m):] if s.startswith(m) and len(s) > len(m) else s for s in base_symbols)
+        return tuple(f for ch in chars for f in (ch, m + ch) if f not in base)
+
+    def group(self, symbols, m):
+        words: list[list] = []
+        for t in symbols:
+            if t is not None and t.startswith(m) and words:
+                words[-1].append(t[len(m):])
+            else:
+                words.append([t])
+        return words
+
+    def strip(self, pieces):
+        m = self.text
+        return [p[len(m):] if i and p.startswith(m) else p for i, p in enumerate(pieces)]
+
+    def parts(self, token):
+        if token.startswith(self.text) and len(token) > len(self.text):
+            return [(self.text, True), (token[len(self.text):], False)]
+        return super().parts(token)
+
+    def letters(self, token):
+        return token[len(self.text):] if token.startswith(self.text) else token
+
+    def describe(self):
+        return f'continuation prefix "{self.text}"'
+
+
+def marker_from(end_of_word: str | None = None, attach_end_of_word: bool = False, prefix: str | None = None) -> Marker:
+    """The marker object for the keyword arguments ``train_bpe`` and ``train_wordpiece`` take.
+
+    Example::
+
+        >>> marker_from("</w>", True)
+        EndOfWord(text='</w>', glued=True)
+        >>> marker_from(prefix="##")
+        ContinuingPrefix(text='##')
+    """
+    if prefix is not None:
+        return ContinuingPrefix(prefix)
+    if end_of_word is None:
+        return Marker()
+    return EndOfWord(end_of_word, attach_end_of_word)

@@ -1,0 +1,80 @@
+"""The model interface: what differs between subword algorithms, behind one object each.
+
+Every layer asks the trace's model instead of testing an algorithm name: how pairs are ranked
+(BPE by count, WordPiece by score), how a word is encoded (apply the learned merges, or greedy
+longest match) and how the convention reads in words. The models live in their own files
+(:mod:`~bpe_viz.engine.bpe`, :mod:`~bpe_viz.engine.wordpiece`) and register here, so a third
+model is a third file.
+
+Shared by all models: :func:`initial_symbols`, the symbols a word starts from (its characters or
+UTF-8 byte symbols, then the convention's marker).
+
+Example::
+
+    >>> from bpe_viz.engine.trace import Convention
+    >>> initial_symbols("low", Convention(end_of_word="</w>", attach_end_of_word=True))
+    ('l', 'o', 'w</w>')
+    >>> initial_symbols("low", Convention(end_of_word="_"))
+    ('l', 'o', 'w', '_')
+"""
+
+from __future__ import annotations
+
+from .alphabet import bytes_to_symbols
+
+__all__ = ["Model", "MODELS", "register", "initial_symbols"]
+
+
+class Model:
+    """One subword algorithm. Subclasses set the names and implement the hooks."""
+
+    #: the name a Convention stores (``convention.algorithm``)
+    name = "?"
+    #: how ``Convention.describe()`` names it
+    title = "?"
+    #: ranks pairs by a score (``merge.score``, ``snapshot.scores()``) rather than by count
+    scored = False
+    #: what the ranking value is, for tables and charts
+    rank_label = "count"
+
+    def exact(self, tc, tindex):
+        """A function ``(pair, count) -> rank value`` (larger is better) on token counts ``tc``."""
+        return lambda pair, count: count
+
+    def approx(self, tc, tindex):
+        """A cheap float version of :meth:`exact`, to shortlist (exact decides)."""
+        return lambda pair, count: count
+
+    def describe(self, convention) -> list[str]:
+        """The model's own parts of ``Convention.describe()``, after the marker and tie rule."""
+        return []
+
+    def segmenter(self, trace, k: int):
+        """A function ``word -> internal symbols`` that encodes one pre-token with ``k`` merges."""
+        raise NotImplementedError
+
+    def walkthrough(self, word: str, trace, k: int):
+        """The encoder's steps on one (normalized) word, as a ``WordWalkthrough``."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<model {self.name}>"
+
+
+#: Models by name (filled by the model modules as they are imported).
+MODELS: dict[str, Model] = {}
+
+
+def register(model: Model) -> Model:
+    MODELS[model.name] = model
+    return model
+
+
+def initial_symbols(word: str, convention, marker: str | None = None) -> tuple[str, ...]:
+    """Split one word into the symbols training starts from, by the convention.
+
+    ``marker`` is the internal spelling of the marker (the convention's by default).
+    """
+    mk = convention.marker
+    units = bytes_to_symbols(word) if convention.byte_level else word
+    return mk.initial(units, mk.text if marker is None else marker)

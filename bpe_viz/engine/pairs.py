@@ -1,0 +1,337 @@
+"""The training state every trainer shares: each word's symbols, pair counts, and where pairs are.
+
+The idea is subword-nmt's learn_bpe (without its regex): a table of pair counts plus an index
+from each pair to the words that contain it, so a merge touches only the words it changes and the
+counts next to its occurrences::
+
+    "A B C", merge "B C":  (A, B) loses, (A, BC) gains
+
+Two representations of a word, chosen once per word by its length:
+
+* a short word (most words of a text) is a tuple of symbols, rewritten whole when a merge
+  touches it; its pairs' changes are the difference of the (pair, offset) sets before and after;
+* a long word (over :attr:`PairIndex.LONG` symbols: a whole text as one sequence, the 1994
+  compression view, minbpe's BasicTokenizer) is a linked list with an index from each pair to
+  its positions, so a merge costs in proportion to the occurrences it changes, not to the
+  length of the word.
+
+Positions name a symbol by where it starts, which a merge never moves: the character offset in a
+short word, the index of the first initial symbol in a long word. The "first pair met" tie rule
+keeps each pair's first position ``(word index, position)`` up to date from them.
+
+How it differs from :mod:`bpe_viz.engine.recorder`: this is the mutable present of one training
+run; the recorder writes down what each merge changed, for the trace to replay.
+
+Example::
+
+    >>> state = PairIndex([("l", "o", "w"), ("l", "o", "t")], [5, 2], track_first=True)
+    >>> state.counts[("l", "o")], state.first[("o", "t")]
+    (7, (1, 1))
+    >>> change = state.apply(("l", "o"), "lo")
+    >>> state.symbols(0), change.deltas[("lo", "w")]
+    (('lo', 'w'), 5)
+"""
+
+from __future__ import annotations
+
+from array import array
+
+from .symbols import pair_offsets
+
+__all__ = ["PairIndex", "Change", "MergeAt", "LongState"]
+
+
+class MergeAt:
+    """How a merge changed a long word: ``token`` now starts at each of ``left``, and the
+    symbols that started at ``right`` are gone (positions as in the module docstring)."""
+
+    __slots__ = ("token", "left", "right")
+
+    def __init__(self, token, left, right):
+        self.token = token
+        self.left = array("q", left)
+        self.right = array("q", right)
+
+
+class LongState:
+    """A long word at a checkpoint: the start position and text of each of its symbols."""
+
+    __slots__ = ("starts", "symbols")
+
+    def __init__(self, starts, symbols):
+        self.starts = tuple(starts)
+        self.symbols = tuple(symbols)
+
+
+class Change:
+    """What one merge changed: the words (``words``), each one's new symbols (a tuple) or, for
+    a long word, a :class:`MergeAt`; pair-count ``deltas``; for the "first" rule, the pairs whose
+    first position moved; the occurrences merged, weighted by word counts; the work done."""
+
+    __slots__ = ("words", "new", "deltas", "moved", "occurrences", "work")
+
+    def __init__(self, words, new, deltas, moved, occurrences, work):
+        self.words, self.new, self.deltas = words, new, deltas
+        self.moved, self.occurrences, self.work = moved, occurrences, work
+
+
+class _Long:
+    """A long word as a linked list: start -> symbol (in order), next and previous starts, and
+    pair -> the starts of its left symbols."""
+
+    __slots__ = ("sym", "nxt", "prv", "pos")
+
+    def __init__(self, symbols):
+        n = len(symbols)
+        self.sym = dict(enumerate(symbols))
+        self.nxt = {i: i + 1 for i in range(n - 1)}
+        self.prv = {i + 1: i for i in range(n - 1)}
+        pos: dict = {}
+        for i in range(n - 1):
+            p = (symbols[i], symbols[i + 1])
+            s = pos.get(p)
+            if s is None:
+                pos[p] = {i}
+            else:
+                s.add(i)
+        self.pos = pos
+
+
+class PairIndex:
+    """Mutable training state: the current symbols of every word, pair counts, an index pair ->
+    words containing it, and (``track_first``) each pair's first position."""
+
+    #: words with more initial symbols than this are kept as linked lists
+    LONG = 64
+
+    def __init__(self, initial, freqs, track_first: bool):
+        self.seg = list(initial)
+        self.freqs = freqs
+        self.long: dict[int, _Long] = {}
+        counts: dict = {}
+        where: dict = {}
+        first: dict = {}
+        long_limit = self.LONG
+        for w, syms in enumerate(self.seg):
+            f = freqs[w]
+            is_long = len(syms) > long_limit
+            if is_long:
+                self.long[w] = _Long(syms)
+            off = 0
+            for i in range(len(syms) - 1):
+                p = (syms[i], syms[i + 1])
+                counts[p] = counts.get(p, 0) + f
+                ws = where.get(p)
+                if ws is None:
+                    where[p] = {w}
+                    first[p] = (w, i if is_long else off)
+                else:
+                    ws.add(w)
+                off += len(syms[i])
+        self.counts, self.where = counts, where
+        self.first = first if track_first else None
+
+    # -- reading -----------------------------------------------------------------------------
+    def symbols(self, w: int) -> tuple[str, ...]:
+        """Word ``w``'s current symbols."""
+        lw = self.long.get(w)
+        return tuple(lw.sym.values()) if lw is not None else self.seg[w]
+
+    def checkpoint(self) -> list:
+        """Every word's state, cheap to keep: tuples, and a :class:`LongState` for long words."""
+        seg = list(self.seg)
+        for w, lw in self.long.items():
+            seg[w] = LongState(lw.sym.keys(), lw.sym.values())
+        return seg
+
+    @property
+    def size(self) -> int:
+        """How many symbols a checkpoint copies beyond one slot per word (the long words)."""
+        return sum(len(lw.sym) for lw in self.long.values())
+
+    def _first_position(self, w: int, pair):
+        """The position of ``pair``'s first occurrence in word ``w`` (None if it has none)."""
+        lw = self.long.get(w)
+        if lw is not None:
+            s = lw.pos.get(pair)
+            return min(s) if s else None
+        syms = self.seg[w]
+        off = 0
+        for i in range(len(syms) - 1):
+            if syms[i] == pair[0] and syms[i + 1] == pair[1]:
+                return off
+            off += len(syms[i])
+        return None
+
+    # -- merging -----------------------------------------------------------------------------
+    def apply(self, pair, tok) -> Change:
+        """Merge ``pair`` into ``tok`` in every word that has it; update counts, index and first
+        positions."""
+        seg, freqs, where, first, long = self.seg, self.freqs, self.where, self.first, self.long
+        first_rule = first is not None
+        ws = sorted(where.pop(pair, ()))
+        dd: dict = {}
+        dirty: set = set()
+        moved: set = set()
+        changed, new_syms = [], []
+        occ_total = 0
+        work = 0
+        a, b = pair
+        for w in ws:
+            f = freqs[w]
+            lw = long.get(w)
+            if lw is not None:
+                at = self._apply_long(w, lw, pair, tok, f, dd, dirty, moved)
+                if at is not None:
+                    changed.append(w)
+                    new_syms.append(at)
+                    occ_total += len(at.left) * f
+                    work += 2 * len(at.left)
+                continue
+            old = seg[w]
+            out = []
+            i = 0
+            n = len(old)
+            last = n - 1
+            while i < n:  # symbols.merge_symbols, inlined: this loop is the hot path
+                s = old[i]
+                # subtle: left to right, non-overlapping: (a, a) on "a a a" -> "aa a"
+                if i < last and s == a and old[i + 1] == b:
+                    out.append(tok)
+                    i += 2
+                else:
+                    out.append(s)
+                    i += 1
+            new = tuple(out)
+            if len(new) == n:
+                continue  # the index may name a word that no longer has the pair
+            # occurrences as (pair, offset): offsets survive merges, so set differences give
+            # exactly what changed. "A B C", merge "B C": (A, B) leaves, (A, BC) arrives.
+            oo = set(zip(zip(old, old[1:]), pair_offsets(old)))
+            no = set(zip(zip(new, new[1:]), pair_offsets(new)))
+            removed = oo - no
+            added = no - oo
+            newpairs = {p for p, _ in no}
+            for p, off in removed:
+                dd[p] = dd.get(p, 0) - f
+                if first_rule and first.get(p) == (w, off):
+                    dirty.add(p)
+                if p not in newpairs:
+                    s_ = where.get(p)
+                    if s_ is not None:
+                        s_.discard(w)
+            for p, off in added:
+                dd[p] = dd.get(p, 0) + f
+                if first_rule:
+                    k = (w, off)
+                    cur = first.get(p)
+                    if cur is None or k < cur:
+                        first[p] = k
+                        moved.add(p)
+                s_ = where.get(p)
+                if s_ is None:
+                    where[p] = {w}
+                else:
+                    s_.add(w)
+            occ_total += (n - len(new)) * f
+            work += n + len(new)
+            seg[w] = new
+            changed.append(w)
+            new_syms.append(new)
+
+        counts = self.counts
+        for p, d in dd.items():
+            if d:
+                c = counts.get(p, 0) + d
+                if c:
+                    counts[p] = c
+                else:
+                    del counts[p]
+                    where.pop(p, None)
+                    if first_rule:
+                        first.pop(p, None)
+                        dirty.discard(p)
+                        moved.discard(p)
+        if first_rule:
+            for p in dirty:
+                if p in counts:
+                    w0 = min(where[p])  # the index is exact: the first word has the pair
+                    first[p] = (w0, self._first_position(w0, p))
+            moved |= dirty
+        return Change(changed, new_syms, dd, moved, occ_total, work)
+
+    def _apply_long(self, w, lw: _Long, pair, tok, f, dd, dirty, moved):
+        """Merge ``pair`` in long word ``w``, occurrence by occurrence, left to right."""
+        starts = lw.pos.pop(pair, None)
+        if not starts:
+            return None
+        a, b = pair
+        sym, nxt, prv, pos = lw.sym, lw.nxt, lw.prv, lw.pos
+        first, where = self.first, self.where
+        first_rule = first is not None
+
+        def lose(p, x):
+            dd[p] = dd.get(p, 0) - f
+            s = pos.get(p)
+            if s is not None:
+                s.discard(x)
+                if not s:
+                    del pos[p]
+                    ws = where.get(p)
+                    if ws is not None:
+                        ws.discard(w)
+            if first_rule and first.get(p) == (w, x):
+                dirty.add(p)
+
+        def gain(p, x):
+            dd[p] = dd.get(p, 0) + f
+            s = pos.get(p)
+            if s is None:
+                pos[p] = {x}
+                ws = where.get(p)
+                if ws is None:
+                    where[p] = {w}
+                else:
+                    ws.add(w)
+            else:
+                s.add(x)
+            if first_rule:
+                k = (w, x)
+                cur = first.get(p)
+                if cur is None or k < cur:
+                    first[p] = k
+                    moved.add(p)
+
+        left, right = [], []
+        for o in sorted(starts):
+            # subtle: (a, a) on "a a a" lists starts 0 and 1; merging at 0 removes the symbol
+            # at 1, so that occurrence is gone by the time we get there
+            if sym.get(o) != a:
+                continue
+            q = nxt.get(o)
+            if q is None or sym[q] != b:
+                continue
+            prev = prv.get(o)
+            if prev is not None:  # "X A B": (X, A) leaves, (X, AB) arrives
+                ps = sym[prev]
+                lose((ps, a), prev)
+                gain((ps, tok), prev)
+            r = nxt.get(q)
+            if r is not None:  # "A B Y": (B, Y) leaves, (AB, Y) arrives
+                rs = sym[r]
+                lose((b, rs), q)
+                gain((tok, rs), o)
+                nxt[o] = r
+                prv[r] = o
+                del nxt[q]
+            else:
+                del nxt[o]
+            del prv[q]
+            dd[pair] = dd.get(pair, 0) - f
+            sym[o] = tok
+            del sym[q]
+            left.append(o)
+            right.append(q)
+        if not left:
+            return None
+        return MergeAt(tok, left, right)

@@ -1,0 +1,190 @@
+"""Pre-tokenizers: cut text into the pieces ("words") that BPE never merges across.
+
+Every tokenizer first splits its text; merges then happen inside a piece, never across two.
+Sources differ in how: the 2016 paper and subword-nmt split at whitespace and drop it; GPT-2
+keeps the space in front of a word (``" the"``). A pre-tokenizer here is an object with
+
+* ``split(text)`` -> the pieces with their ``(start, end)`` character spans in ``text``,
+* ``words(text)`` -> the pieces only (the fast path training uses),
+* ``join(pieces)`` -> text again: the inverse that ``decode`` uses,
+* ``describe()`` -> one line in words.
+
+:func:`get_pre_tokenizer` turns what a learner passes (a name from :data:`PRE_TOKENIZERS`, a
+regular expression, a callable) into one. A new pre-tokenizer is a new class here, and an entry
+in :data:`PRE_TOKENIZERS`; nothing else changes.
+
+Example::
+
+    >>> ws = get_pre_tokenizer("whitespace")
+    >>> ws.split("low  lower")
+    [('low', (0, 3)), ('lower', (5, 10))]
+    >>> ws.join(["low", "lower"])
+    'low lower'
+    >>> get_pre_tokenizer(r"\\w+|[^\\w\\s]+").words("Hi, there!")
+    ['Hi', ',', 'there', '!']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["PreTokenizer", "Whitespace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer"]
+
+
+class PreTokenizer:
+    """The interface (see the module docstring). Subclasses set ``name``."""
+
+    name = "?"
+    #: whether the pieces of a text may contain whitespace (the text of a piece is kept whole)
+    keeps_whitespace = False
+
+    def split(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        raise NotImplementedError
+
+    def words(self, text: str) -> list[str]:
+        return [piece for piece, _ in self.split(text)]
+
+    def join(self, pieces: list[str]) -> str:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.name
+
+    def __repr__(self):
+        return f"<pre-tokenizer {self.describe()}>"
+
+
+class Whitespace(PreTokenizer):
+    """Split at runs of whitespace and drop it (``str.split()``); decode joins with one space.
+
+    The 2016 paper, SLP3 and subword-nmt's learn_bpe work this way.
+    """
+
+    name = "whitespace"
+    _WORD = re.compile(r"\S+")  # the same characters str.split() splits at (str.isspace)
+
+    def split(self, text):
+        return [(m.group(), m.span()) for m in self._WORD.finditer(text)]
+
+    def words(self, text):
+        return text.split()
+
+    def join(self, pieces):
+        return " ".join(pieces)
+
+    def describe(self):
+        return "split at whitespace"
+
+    def __eq__(self, other):
+        return type(other) is Whitespace
+
+    def __hash__(self):
+        return hash(Whitespace)
+
+
+class Pattern(PreTokenizer):
+    """Pieces are the matches of a regular expression (``re.finditer``), in order.
+
+    Text between matches is dropped. ``join`` puts ``sep`` between pieces: ``""`` (the default)
+    gives the text back exactly when the matches cover it (a pattern that keeps whitespace,
+    as GPT-2's does), ``" "`` suits a pattern that drops the spaces between words.
+    """
+
+    name = "pattern"
+    keeps_whitespace = True
+
+    def __init__(self, pattern: str, sep: str = ""):
+        if not isinstance(pattern, str):
+            raise TypeError(f"pre_tokenizer: a pattern must be a str, got {type(pattern).__name__}")
+        try:
+            self.regex = re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"pre_tokenizer: {pattern!r} is not a valid regular expression ({exc})") from None
+        self.pattern = pattern
+        self.sep = sep
+
+    def split(self, text):
+        return [(m.group(), m.span()) for m in self.regex.finditer(text) if m.end() > m.start()]
+
+    def words(self, text):
+        if self.regex.groups:  # findall would return the groups, not the matches
+            return super().words(text)
+        return [w for w in self.regex.findall(text) if w]
+
+    def join(self, pieces):
+        return self.sep.join(pieces)
+
+    def describe(self):
+        return f"pattern {self.pattern!r}"
+
+    def __eq__(self, other):
+        return type(other) is Pattern and (other.pattern, other.sep) == (self.pattern, self.sep)
+
+    def __hash__(self):
+        return hash((Pattern, self.pattern, self.sep))
+
+
+class Custom(PreTokenizer):
+    """A function ``text -> list of pieces``; each piece must occur in the text, in order (its
+    span is found by searching from the end of the previous one). Decode joins with ``sep``."""
+
+    name = "custom"
+    keeps_whitespace = True
+
+    def __init__(self, fn: Callable[[str], list[str]], sep: str = ""):
+        self.fn = fn
+        self.sep = sep
+
+    def words(self, text):
+        pieces = self.fn(text)
+        if isinstance(pieces, str) or not all(isinstance(p, str) for p in pieces):
+            raise TypeError("pre_tokenizer: the function must return a list of str pieces")
+        return [p for p in pieces if p]
+
+    def split(self, text):
+        out, pos = [], 0
+        for p in self.words(text):
+            start = text.find(p, pos)
+            if start < 0:
+                raise ValueError(f"pre_tokenizer: the piece {p!r} does not occur in the text after position {pos}")
+            pos = start + len(p)
+            out.append((p, (start, pos)))
+        return out
+
+    def join(self, pieces):
+        return self.sep.join(pieces)
+
+    def describe(self):
+        return f"function {getattr(self.fn, '__name__', 'pre-tokenizer')}"
+
+
+#: Pre-tokenizers by name.
+PRE_TOKENIZERS: dict[str, PreTokenizer] = {"whitespace": Whitespace()}
+
+
+def get_pre_tokenizer(spec) -> PreTokenizer:
+    """A pre-tokenizer from a name (:data:`PRE_TOKENIZERS`), a regular expression string, a
+    function ``text -> pieces``, or a :class:`PreTokenizer` (returned as it is).
+
+    Example::
+
+        >>> get_pre_tokenizer(None).name
+        'whitespace'
+        >>> get_pre_tokenizer(lambda t: t.split(",")).words("a,b")
+        ['a', 'b']
+    """
+    if spec is None:
+        return PRE_TOKENIZERS["whitespace"]
+    if isinstance(spec, PreTokenizer):
+        return spec
+    if isinstance(spec, str):
+        if spec in PRE_TOKENIZERS:
+            return PRE_TOKENIZERS[spec]
+        return Pattern(spec)
+    if callable(spec):
+        return Custom(spec)
+    raise TypeError(
+        f"pre_tokenizer must be one of {sorted(PRE_TOKENIZERS)}, a regular expression (str), a "
+        f"function text -> pieces, or a PreTokenizer; got {type(spec).__name__} {spec!r}"
+    )

@@ -1,0 +1,207 @@
+"""The recorder: what every trainer writes down, merge by merge, so any step can be rebuilt.
+
+A :class:`~bpe_viz.engine.trace.Trace` does **not** copy the word dictionary after every merge
+(on Python's documentation text that would be about 1.6 MB a merge). Its :class:`History` keeps
+
+* for every merge, which words it changed and their new symbols (each word changes at most
+  ``len(word)`` times in a whole run, so this is small) — for a long word, only the positions
+  merged (:class:`~bpe_viz.engine.pairs.MergeAt`), so one long sequence costs what it changes;
+* for every merge, the pair-count changes as compact ``(pair id, delta)`` arrays, and how many
+  occurrences it merged (the token counts follow from those);
+* every so often a checkpoint: the segmentation list and the pair and token counts as arrays,
+  spaced by the size of what it copies, so checkpoints never outweigh the changes;
+
+and rebuilds a step from the nearest checkpoint before it.
+
+Trainers use it through :class:`Recorder` only::
+
+    state = PairIndex(initial, counts, track_first)
+    rec = Recorder(trace, state)          # first checkpoint
+    ...  change = state.apply(pair, token); rec.record(merge, change)
+    rec.finish("num_merges")
+
+How it differs from :mod:`bpe_viz.engine.pairs`: that is the mutable present of a run; this is
+its past, append-only.
+"""
+
+from __future__ import annotations
+
+import bisect
+from array import array
+
+from .pairs import Change, PairIndex
+
+__all__ = ["History", "Recorder"]
+
+
+class History:
+    """Everything a trace needs to rebuild any step (internal spelling throughout)."""
+
+    # a checkpoint every CHECKPOINT_WORK changed symbols keeps a rebuild in the low milliseconds
+    CHECKPOINT_WORK = 60_000
+
+    def __init__(self, initial, counts):
+        self.initial: list[tuple[str, ...]] = [tuple(s) for s in initial]
+        seen: dict[str, int] = {}
+        for syms, c in zip(self.initial, counts):
+            for s in syms:
+                seen[s] = seen.get(s, 0) + c
+        #: initial symbols in order of first appearance, and how often each occurs
+        self.base_symbols: tuple[str, ...] = tuple(seen)
+        self.base_counts: list[int] = list(seen.values())
+        self._index: dict[str, int] = {s: i for i, s in enumerate(self.base_symbols)}
+        #: per merge: its pair and token (internal spelling)
+        self.merged_pairs: list[tuple[str, str]] = []
+        self.merged_tokens: list[str] = []
+        self._made: dict[str, int] = {}  # token -> its slot in the token counts (first making)
+        # per merge: the words it changed and their new symbols
+        self._chg_words = array("i")
+        self._chg_syms: list = []
+        self._chg_off = [0]
+        # per merge: pair-count deltas (pair id, delta), and weighted occurrences merged
+        self.pairs: list[tuple[str, str]] = []
+        self._pair_id: dict[tuple[str, str], int] = {}
+        self._d_pid = array("i")
+        self._d_val = array("q")
+        self._d_off = [0]
+        self.merged_occurrences = array("q")
+        # checkpoints: (step, segmentation, pair counts array, token counts array)
+        self._ckpt_steps: list[int] = []
+        self._ckpts: list[tuple] = []
+        self._long_words: tuple[int, ...] = ()
+        self.work = 0
+        self.next_checkpoint = self.CHECKPOINT_WORK
+
+    def __len__(self) -> int:
+        """The number of merges recorded."""
+        return len(self.merged_tokens)
+
+    # -- writing ------------------------------------------------------------------------------
+    def pid(self, pair) -> int:
+        i = self._pair_id.get(pair)
+        if i is None:
+            i = self._pair_id[pair] = len(self.pairs)
+            self.pairs.append(pair)
+        return i
+
+    def checkpoint(self, state: PairIndex, token_counts: list):
+        pc = array("q", bytes(8 * len(self.pairs)))
+        pid = self._pair_id
+        for p, c in state.counts.items():
+            pc[pid[p]] = c
+        seg = state.checkpoint()
+        self._long_words = tuple(state.long)
+        self._ckpt_steps.append(len(self))
+        self._ckpts.append((tuple(seg), pc, array("q", token_counts)))
+        self.work = 0
+        # a checkpoint costs memory in proportion to the pairs, words and long words' symbols;
+        # wait for at least that much replay work before the next one
+        self.next_checkpoint = max(self.CHECKPOINT_WORK, 2 * (len(self.pairs) + len(seg) + state.size))
+
+    def record(self, pair, token, change: Change):
+        self.merged_pairs.append(pair)
+        self.merged_tokens.append(token)
+        self._made.setdefault(token, len(self.base_symbols) + len(self.merged_tokens) - 1)
+        self._chg_words.extend(change.words)
+        self._chg_syms.extend(change.new)
+        self._chg_off.append(len(self._chg_words))
+        pid = self.pid
+        dp, dv = self._d_pid, self._d_val
+        for p, d in change.deltas.items():
+            if d:
+                dp.append(pid(p))
+                dv.append(d)
+        self._d_off.append(len(dp))
+        self.merged_occurrences.append(change.occurrences)
+        self.work += change.work
+
+    # -- reading ------------------------------------------------------------------------------
+    def token_index(self, sym: str) -> int:
+        """Slot of internal symbol ``sym`` in the token-count arrays (its first making)."""
+        i = self._index.get(sym)
+        return self._made[sym] if i is None else i
+
+    def token_slots(self, step: int):
+        """(internal token, its slot in the token counts) for the vocabulary at ``step``."""
+        yield from zip(self.base_symbols, range(len(self.base_symbols)))
+        made = self._made
+        for tok in self.merged_tokens[:step]:
+            yield tok, made[tok]
+
+    def rebuild(self, step: int):
+        """(segmentation list, pair counts array, token counts array) after ``step`` merges."""
+        j = bisect.bisect_right(self._ckpt_steps, step) - 1
+        k0 = self._ckpt_steps[j]
+        seg0, pc0, tc0 = self._ckpts[j]
+        seg = list(seg0)
+        a, b = self._chg_off[k0], self._chg_off[step]
+        linked: dict = {}  # long word -> {start: symbol}, in order
+        for w, s in zip(self._chg_words[a:b], self._chg_syms[a:b]):
+            if type(s) is tuple:
+                seg[w] = s
+                continue
+            d = linked.get(w)
+            if d is None:
+                st = seg[w]
+                d = linked[w] = dict(zip(st.starts, st.symbols))
+            tok = s.token
+            for o, q in zip(s.left, s.right):
+                d[o] = tok  # subtle: o already exists, so the dict keeps position order
+                del d[q]
+        for w in self._long_words:
+            d = linked.get(w)
+            seg[w] = tuple(d.values()) if d is not None else seg[w].symbols
+        npairs = len(self.pairs)
+        pc = pc0 + array("q", bytes(8 * (npairs - len(pc0)))) if len(pc0) < npairs else array("q", pc0)
+        a, b = self._d_off[k0], self._d_off[step]
+        for i, d in zip(self._d_pid[a:b], self._d_val[a:b]):
+            pc[i] += d
+        tc = array("q", tc0)
+        tc.frombytes(bytes(8 * (len(self.base_symbols) + step - len(tc))))
+        tindex = self.token_index
+        for (l, r), tok, occ in zip(self.merged_pairs[k0:step], self.merged_tokens[k0:step],
+                                    self.merged_occurrences[k0:step]):
+            if not occ:  # a replayed merge whose pair never occurs: its symbols may be unknown
+                continue
+            tc[tindex(l)] -= occ
+            tc[tindex(r)] -= occ
+            tc[tindex(tok)] += occ
+        return seg, pc, tc
+
+    def changed_words(self, step: int) -> list[int]:
+        """The words merge ``step`` changed."""
+        return list(self._chg_words[self._chg_off[step - 1]:self._chg_off[step]])
+
+
+class Recorder:
+    """Writes one training run into a trace: call :meth:`record` after every merge, then
+    :meth:`finish`. Keeps the token counts and places the checkpoints."""
+
+    def __init__(self, trace, state: PairIndex):
+        self.trace = trace
+        self.state = state
+        self.history = h = trace._history
+        for p in state.counts:  # pair ids in first-met order
+            h.pid(p)
+        self.token_counts = list(h.base_counts)
+        h.checkpoint(state, self.token_counts)
+
+    def record(self, merge, change: Change):
+        """Append ``merge`` (a :class:`~bpe_viz.engine.trace.Merge`) and what it changed."""
+        h = self.history
+        pair, tok = merge._pair_internal, merge._token_internal
+        h.record(pair, tok, change)
+        self.trace._append(merge)
+        tc = self.token_counts
+        tc.append(0)
+        occ = change.occurrences
+        if occ:
+            tindex = h.token_index
+            tc[tindex(pair[0])] -= occ
+            tc[tindex(pair[1])] -= occ
+            tc[tindex(tok)] += occ
+        if h.work >= h.next_checkpoint:
+            h.checkpoint(self.state, tc)
+
+    def finish(self, reason: str):
+        self.trace.stop_reason = reason

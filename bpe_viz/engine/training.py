@@ -1,0 +1,122 @@
+"""What every trainer does before and around its loop: check the arguments, resolve the
+convention (defaults, then a preset, then what you passed), prepare the corpus, and hand out a
+:class:`Training` you can iterate merge by merge.
+
+How it differs from the model modules: nothing here chooses a merge. :mod:`~bpe_viz.engine.bpe`
+and :mod:`~bpe_viz.engine.wordpiece` call these helpers and run their own loop.
+
+Example::
+
+    >>> conv = resolve_convention("subword-nmt", {"subword-nmt": dict(attach_end_of_word=True)}, {})
+    >>> conv.attach_end_of_word, conv.preset
+    (True, 'subword-nmt')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from .alphabet import bytes_to_symbols
+from .corpus import NORMALIZATIONS, SymbolCorpus, word_counts
+from .markers import marker_from
+from .model import initial_symbols
+from .pretokenize import get_pre_tokenizer
+from .ranking import get_tie_rule
+from .trace import Convention, Merge, Trace
+
+__all__ = ["UNSET", "Training", "check_num_merges", "resolve_convention", "prepare"]
+
+
+class _Unset:
+    def __repr__(self):
+        return "<default>"
+
+
+#: "not passed": an explicit argument wins over a preset, a preset over the defaults
+UNSET = _Unset()
+
+_BASE_DEFAULTS = dict(
+    end_of_word="</w>",
+    attach_end_of_word=False,
+    tie_break="first",
+    min_frequency=2,
+    byte_level=False,
+    normalization=None,
+    pre_tokenizer=None,
+    prefix=None,
+)
+
+
+def check_num_merges(num_merges) -> int:
+    if isinstance(num_merges, bool) or not isinstance(num_merges, int):
+        raise TypeError(f"num_merges must be an int, got {type(num_merges).__name__} {num_merges!r}")
+    if num_merges < 0:
+        raise ValueError(f"num_merges must be >= 0, got {num_merges}")
+    return num_merges
+
+
+def resolve_convention(preset, presets: dict, defaults: dict, algorithm: str = "bpe", **given) -> Convention:
+    """Combine defaults, a preset (a key of ``presets``) and explicit arguments into a
+    :class:`Convention`, checking each value."""
+    values = dict(_BASE_DEFAULTS)
+    values.update(defaults)
+    if preset is not None:
+        if not isinstance(preset, str) or preset not in presets:
+            raise ValueError(f"preset must be one of {sorted(presets)} or None, got {preset!r}")
+        values.update(presets[preset])
+    values.update({k: v for k, v in given.items() if v is not UNSET})
+    marker_from(values["end_of_word"], values["attach_end_of_word"], values["prefix"])  # checks them
+    get_tie_rule(values["tie_break"])
+    mf = values["min_frequency"]
+    if isinstance(mf, bool) or not isinstance(mf, int):
+        raise TypeError(f"min_frequency must be an int, got {type(mf).__name__} {mf!r}")
+    if mf < 1:
+        raise ValueError(f"min_frequency must be >= 1, got {mf}")
+    if not isinstance(values["byte_level"], bool):
+        raise TypeError(f"byte_level must be True or False, got {values['byte_level']!r}")
+    if values["normalization"] not in NORMALIZATIONS:
+        raise ValueError(
+            f"normalization must be one of None, 'NFC', 'NFD', 'NFKC', 'NFKD', got {values['normalization']!r}"
+        )
+    values["pre_tokenizer"] = get_pre_tokenizer(values["pre_tokenizer"])
+    return Convention(preset=preset, algorithm=algorithm, **values)
+
+
+def prepare(corpus, convention: Convention):
+    """(words, counts, initial symbols, internal marker spelling) for a corpus."""
+    if isinstance(corpus, SymbolCorpus):
+        return list(corpus.words), list(corpus.counts), [tuple(s) for s in corpus.symbols], corpus.end_of_word
+    wc = word_counts(corpus, normalization=convention.normalization, pre_tokenizer=convention.pre_tokenizer)
+    views = [bytes_to_symbols(w) for w in wc.words] if convention.byte_level else list(wc.words)
+    marker = convention.marker.spelling_for(views)
+    initial = [initial_symbols(w, convention, marker) for w in wc.words]
+    return list(wc.words), list(wc.counts), initial, marker
+
+
+class Training:
+    """A training run you can follow: iterate it to get each :class:`Merge` as it is made;
+    ``.trace`` is the (growing, then final) :class:`Trace`.
+
+    Example::
+
+        >>> from bpe_viz import iter_bpe
+        >>> run = iter_bpe("low low lower", num_merges=2)
+        >>> [m.token for m in run]
+        ['lo', 'low']
+        >>> len(run.trace)
+        3
+    """
+
+    def __init__(self, trace: Trace, steps: Iterator[Merge], total: int):
+        self.trace = trace
+        self._steps = steps
+        self.total = total  # the merge budget (an upper bound on the number of merges)
+
+    def __iter__(self):
+        return self._steps
+
+    def run(self, callback: Callable[[Merge], object] | None = None) -> Trace:
+        for m in self._steps:
+            if callback is not None:
+                callback(m)
+        return self.trace

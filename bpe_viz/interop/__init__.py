@@ -1,0 +1,10 @@
+"""Interop with the real tools: subword-nmt codes files and Hugging Face ``tokenizers``.
+
+Engine objects in, files or the other tool's objects out (and back). Nothing here is needed to
+train, encode or draw; it exists so a learner can check bpe-viz against the tool they will use.
+"""
+
+from .hf import to_hf_tokenizer
+from .subword_nmt import read_codes, replay_codes, write_codes
+
+__all__ = ["write_codes", "read_codes", "replay_codes", "to_hf_tokenizer"]

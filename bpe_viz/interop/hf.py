@@ -1,0 +1,66 @@
+"""Hugging Face ``tokenizers``: a trace as a real ``tokenizers.Tokenizer``.
+
+:func:`to_hf_tokenizer` builds a BPE model from a trace's vocabulary and merges; its encodings
+equal :func:`bpe_viz.encode`'s where the conventions agree (marker glued to the last character,
+or no marker). The ``tokenizers`` package is needed only when this is called.
+"""
+
+from __future__ import annotations
+
+from ..engine.bpe import BPE
+from ..engine.markers import EndOfWord
+from ..engine.pretokenize import Whitespace
+from ..engine.trace import Trace
+from ..engine.training import check_num_merges
+
+__all__ = ["to_hf_tokenizer"]
+
+
+def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
+    """A Hugging Face ``tokenizers.Tokenizer`` (BPE model, whitespace split) from a trace.
+
+    Ids are the trace's ids. Works where the conventions agree: the marker glued to the last
+    character (``end_of_word_suffix``) or no marker. Hugging Face's BPE has no separate
+    end-of-word *symbol*, so a trace with ``attach_end_of_word=False`` is refused.
+    """
+    try:
+        from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("to_hf_tokenizer needs the 'tokenizers' package: pip install tokenizers") from exc
+    if not isinstance(trace, Trace):
+        raise TypeError(f"trace must be a Trace, got {type(trace).__name__}")
+    c = trace.convention
+    if not isinstance(trace.model, BPE):
+        raise ValueError("trace: only BPE traces can become a Hugging Face BPE model")
+    if not isinstance(c.pre_tokenizer, Whitespace):
+        raise ValueError("trace: only traces split at whitespace are supported here")
+    if c.byte_level:
+        raise ValueError("trace: byte-level traces are not supported here (use the tokenizers ByteLevel pre-tokenizer directly)")
+    if isinstance(trace.marker, EndOfWord) and not trace.marker.glued:
+        raise ValueError(
+            "trace: Hugging Face BPE has no separate end-of-word symbol; train with "
+            "attach_end_of_word=True (end_of_word_suffix) or end_of_word=None"
+        )
+    if trace._remap:
+        raise ValueError("trace: a corpus word contains the marker text; Hugging Face BPE would confuse the two")
+    k = len(trace.merges) if num_merges is None else check_num_merges(num_merges)
+    if k > len(trace.merges):
+        raise ValueError(f"num_merges must be between 0 and {len(trace.merges)}, got {k}")
+    table = trace.id_to_token
+    n_fixed = 1 + len(trace.base_symbols) + len(trace._completion_symbols)
+    vocab: dict[str, int] = {}
+    for i, tok in enumerate(table[: n_fixed + k]):
+        vocab.setdefault(tok, i)
+    merges = [m.pair for m in trace.merges[:k]]
+    model = models.BPE(
+        vocab=vocab,
+        merges=merges,
+        unk_token=trace.unk_token,
+        end_of_word_suffix=c.end_of_word if c.end_of_word is not None else None,
+        fuse_unk=False,
+    )
+    tok = Tokenizer(model)
+    if c.normalization:
+        tok.normalizer = getattr(normalizers, c.normalization)()
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    return tok

@@ -1,0 +1,11 @@
+"""The view layer: pure functions from engine objects to HTML strings (:mod:`.html`) and
+matplotlib Axes (:mod:`.charts`). Nothing here trains, encodes, displays or prints; the widgets
+(:mod:`bpe_viz.widgets`) put what these return on screen.
+"""
+
+from ..engine.trace import set_html_renderer
+from .html import snapshot_html
+
+set_html_renderer(snapshot_html)
+
+__all__ = ["snapshot_html"]

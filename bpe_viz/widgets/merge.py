@@ -1,0 +1,344 @@
+"""MergeExplorer: drag a slider (or press Play) through the merges of one training run.
+
+A step shows the merge just made (and "tie!"), the words, pairs and vocabulary tables, a sample
+sentence colored with the merges so far, and a chart. Controls choose the corpus (bundled
+examples, Python's documentation, your own text or an uploaded file), the preset, the tie rule
+and the number of merges; only those retrain. A slider step only reads the trace.
+
+Example::
+
+    >>> from bpe_viz import train_bpe
+    >>> ex = MergeExplorer.from_trace(train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10))
+    >>> ex.step = 2
+    >>> "merge 2:" in ex.view_html
+    True
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import traitlets
+
+from ..engine import bpe as _bpe
+from ..view.charts import figure_png, pair_labels, plot_compression, plot_merge_counts, plot_pair_counts
+from ..view.html import (
+    error_html,
+    merge_html,
+    message_html,
+    pairs_table_html,
+    segments_html,
+    vocab_table_html,
+    words_table_html,
+)
+from .common import (
+    _CHART_DPI,
+    CHART_CHOICES,
+    PRESET_CHOICES,
+    TIE_CHOICES,
+    CorpusPicker,
+    Explorer,
+    check_merges,
+    no_merges_message,
+    options_with,
+    sample_from,
+)
+
+__all__ = ["MergeExplorer"]
+
+
+class MergeExplorer(Explorer):
+    """Step through the merges of one training run with a slider (or Play).
+
+    ``MergeExplorer("sennrich2016", 10)`` trains on a bundled corpus (a name from
+    :mod:`bpe_viz.engine.corpora`, your own text, or a word-count dict); a textbook corpus comes with its
+    textbook's preset unless you pass ``preset``. ``MergeExplorer.from_trace(trace)`` shows a trace
+    you already have. Set ``explorer.step = k`` to move the slider from code; set ``preset``,
+    ``tie_break`` or ``num_merges`` (or use the controls) to train again.
+
+    Example::
+
+        >>> ex = MergeExplorer("sennrich2016", 10)
+        >>> ex.step = 2
+        >>> ex.trace[2].merge.token, "(es, t)" in ex.text
+        ('est', True)
+    """
+
+    step = traitlets.Int(0)
+    preset = traitlets.Unicode("sennrich2016")
+    tie_break = traitlets.Unicode("preset")
+    num_merges = traitlets.Int(10)
+    chart = traitlets.Unicode("pairs")
+    sentence = traitlets.Unicode("")
+
+    def __init__(self, corpus="sennrich2016", num_merges: int = 10, *, preset: str | None = None,
+                 tie_break: str | None = None, trace=None, sentence: str | None = None,
+                 size: float = 1.0, max_rows: int = 8, chart: str = "pairs", controls: bool = True):
+        super().__init__()
+        if preset is None:
+            # a textbook corpus comes with its textbook's convention (they share names)
+            preset = corpus if isinstance(corpus, str) and corpus in PRESET_CHOICES else "sennrich2016"
+        self.trace = None
+        self.max_rows = max_rows
+        self._hold = True
+        self._setup_common(size)
+        self._fig = None
+        if trace is not None:
+            conv = trace.convention
+            if conv.byte_level:
+                preset = "bytes"
+            elif conv.preset in PRESET_CHOICES:
+                preset = conv.preset
+            num_merges = max(1, len(trace.merges))
+            tie_break = None
+        self.preset = preset
+        self.tie_break = tie_break or "preset"
+        self.num_merges = num_merges
+        self.chart = chart
+
+        # -- controls (retrain) --
+        self._picker = CorpusPicker(corpus, given_label="The trace you passed in" if trace is not None else None)
+        self._preset_dd = widgets.Dropdown(
+            options=options_with([(label, key) for key, (label, _) in PRESET_CHOICES.items()], self.preset),
+            value=self.preset, description="preset", layout=widgets.Layout(width="32em"))
+        self._tie_dd = widgets.Dropdown(options=options_with(TIE_CHOICES, self.tie_break), value=self.tie_break,
+                                        description="ties", layout=widgets.Layout(width="20em"))
+        self._merges_box = widgets.IntText(value=self.num_merges, description="merges",
+                                           layout=widgets.Layout(width="12em"))
+        self._train_btn = widgets.Button(description="Train", icon="play", tooltip="train again with these settings")
+        self._progress = widgets.IntProgress(value=0, min=0, max=1, description="training",
+                                             layout=widgets.Layout(display="none"))
+        traitlets.link((self._preset_dd, "value"), (self, "preset"))
+        traitlets.link((self._tie_dd, "value"), (self, "tie_break"))
+        traitlets.link((self._merges_box, "value"), (self, "num_merges"))
+
+        # -- the slider (read only) --
+        self._slider = widgets.IntSlider(value=0, min=0, max=0, description="step",
+                                         continuous_update=True, layout=widgets.Layout(width="40em"))
+        self._play = widgets.Play(value=0, min=0, max=0, interval=900, description="play")
+        widgets.jslink((self._play, "value"), (self._slider, "value"))
+        traitlets.link((self._slider, "value"), (self, "step"))
+        self._chart_dd = widgets.Dropdown(options=options_with(CHART_CHOICES, self.chart), value=self.chart,
+                                          description="chart", layout=widgets.Layout(width="16em"))
+        traitlets.link((self._chart_dd, "value"), (self, "chart"))
+        self._sentence_box = widgets.Text(description="sentence", continuous_update=False,
+                                          layout=widgets.Layout(width="40em"))
+        traitlets.link((self._sentence_box, "value"), (self, "sentence"))
+
+        # -- the view --
+        self._header = widgets.HTML()
+        self._merge_view = widgets.HTML()
+        self._tables_view = widgets.HTML()
+        self._sentence_view = widgets.HTML()
+        # shown at its own pixel size: a flex column would stretch it wide and blurry
+        self._chart_view = widgets.Image(format="png", layout=widgets.Layout(align_self="flex-start"))
+        self._view.children = [self._header, self._merge_view, self._sentence_box, self._sentence_view,
+                               self._tables_view, self._chart_view]
+
+        rows = []
+        if controls:
+            rows.append(widgets.HBox([self._picker.source, self._preset_dd]))
+            rows.append(self._picker.textarea)
+            rows.append(self._picker.upload)
+            rows.append(widgets.HBox([self._tie_dd, self._merges_box, self._train_btn, self._progress]))
+        rows.append(widgets.HBox([self._play, self._slider, self._size_dd, self._chart_dd]))
+        self.children = [*rows, self._error_view, self._view]
+
+        # -- wiring: these retrain; step / size / chart / sentence only re-read the trace --
+        self._train_btn.on_click(lambda _b: self.retrain())
+        self._picker.source.observe(self._source_changed, "value")
+        self._picker.textarea.observe(lambda _c: self._retrain_if("text"), "value")
+        self._picker.upload.observe(lambda _c: self._retrain_if("upload"), "value")
+        self.observe(lambda _c: self.retrain(), ["preset", "tie_break", "num_merges"])
+        self.observe(lambda _c: self._render(), ["step", "size"])
+        self.observe(lambda _c: self._render_chart(), "chart")
+        self.observe(lambda _c: self._render_sentence(), "sentence")
+
+        self._hold = False
+        if trace is not None:
+            sample = sentence if sentence is not None else sample_from(dict(zip(trace.words, trace.counts)))
+            self._set_trace(trace, sample)
+        else:
+            self.retrain(sentence=sentence)
+
+    @classmethod
+    def from_trace(cls, trace, **kwargs) -> "MergeExplorer":
+        """An explorer showing a trace you already trained (no training here)."""
+        return cls(trace=trace, **kwargs)
+
+    @property
+    def controls(self) -> dict:
+        """The control widgets by name (to hide some in a lesson, or to drive them from code)."""
+        return {
+            "corpus": self._picker.source, "text": self._picker.textarea, "upload": self._picker.upload,
+            "preset": self._preset_dd, "ties": self._tie_dd, "merges": self._merges_box,
+            "train": self._train_btn, "progress": self._progress, "play": self._play,
+            "slider": self._slider, "size": self._size_dd, "chart": self._chart_dd,
+            "sentence": self._sentence_box,
+        }
+
+    @traitlets.validate("step")
+    def _valid_step(self, proposal):
+        k = proposal["value"]
+        if self.trace is not None and not 0 <= k < len(self.trace):
+            raise traitlets.TraitError(f"step must be between 0 and {len(self.trace) - 1}, got {k}")
+        return k
+
+    # -- training ----------------------------------------------------------------------------
+    def _source_changed(self, change):
+        if change["new"] in PRESET_CHOICES and self.preset != change["new"]:
+            # the textbook's own convention, set quietly so that training runs once
+            self._hold = True
+            try:
+                self.preset = change["new"]
+            finally:
+                self._hold = False
+        self.retrain()
+
+    def _retrain_if(self, source):
+        if self._picker.source.value == source:
+            self.retrain()
+
+    def _train_kwargs(self) -> dict:
+        if self.preset not in PRESET_CHOICES:
+            raise ValueError(f"Unknown preset {self.preset!r}: choose one of {list(PRESET_CHOICES)}.")
+        kwargs = dict(PRESET_CHOICES[self.preset][1])
+        if self.tie_break != "preset":
+            kwargs["tie_break"] = self.tie_break
+        return kwargs
+
+    def retrain(self, sentence: str | None = None):
+        """Train again from the controls (corpus, preset, tie rule, merges). Shows progress."""
+        if self._hold:
+            return
+        fallback = dict(zip(self.trace.words, self.trace.counts)) if self.trace is not None else None
+        try:
+            corpus, sample = self._picker.corpus(fallback)
+            n = check_merges(self.num_merges)
+            kwargs = self._train_kwargs()
+            every = max(1, n // 50)
+            progress = self._progress
+            progress.max, progress.value = n, 0
+            progress.layout.display = None
+
+            def tick(merge):
+                if merge.step % every == 0:
+                    progress.value = merge.step
+
+            trace = _bpe.train_bpe(corpus, n, callback=tick, **kwargs)
+        except Exception as exc:  # a learner's input: show it, never a traceback
+            self._show_error(exc)
+            return
+        finally:
+            self._progress.layout.display = "none"
+        self._set_trace(trace, sentence if sentence is not None else sample)
+
+    def _set_trace(self, trace, sample):
+        self._hold = True
+        try:
+            self.trace = trace
+            last = len(trace) - 1
+            self._slider.max = self._play.max = max(last, 0)
+            if self.step > last:
+                self.step = last
+            if sample is not None:
+                self.sentence = sample
+        finally:
+            self._hold = False
+        if not trace.merges:
+            self._show_error(no_merges_message(trace), title="Nothing to show yet")
+            return
+        self._render()
+
+    # -- rendering: one slider step only reads the trace -------------------------------------
+    def _html_widgets(self):
+        return [self._header, self._merge_view, self._sentence_view, self._tables_view]
+
+    def _render(self):
+        if self._hold or self.trace is None or not self.trace.merges:
+            return
+        try:
+            trace, k, size = self.trace, self.step, self.size
+            snap = trace[k]
+            self._header.value = message_html(
+                f"Step {k} of {len(trace) - 1} — {trace.convention.describe()}", size=size)
+            self._merge_view.value = merge_html(snap.merge, trace=trace, size=size)
+            rows = self.max_rows
+            self._tables_view.value = (
+                '<div style="display:flex;flex-wrap:wrap;align-items:flex-start">'
+                + words_table_html(snap, rows, size=size)
+                + pairs_table_html(snap, rows, size=size)
+                + vocab_table_html(snap, rows, order="newest", size=size)
+                + "</div>"
+            )
+            self._render_sentence()
+            self._render_chart()
+        except Exception as exc:
+            self._show_error(exc)
+            return
+        self._clear_error()
+
+    def _render_sentence(self):
+        if self._hold or self.trace is None or not self.trace.merges:
+            return
+        try:
+            snap = self.trace[self.step]
+            enc = snap.encode(self.sentence)
+            highlight = snap.merge.token if snap.merge is not None else None
+            self._sentence_view.value = segments_html(enc, size=self.size, highlight=highlight)
+        except Exception as exc:
+            self._sentence_view.value = error_html(exc, size=self.size)
+
+    def _render_chart(self):
+        if self._hold or self.trace is None or not self.trace.merges:
+            return
+        if self.chart == "none":
+            self._chart_view.value = b""
+            self._chart_view.layout.display = "none"
+            return
+        fig = self._chart_figure()
+        if self._fig_chart == self.chart and len(fig.axes) == 1:
+            ax = fig.axes[0]
+            if self.chart == "pairs":
+                # bars and texts only, no ticks: removing them is far cheaper than ax.clear(),
+                # which rebuilds both axes' tick machinery on every slider step
+                for artist in [*ax.patches, *ax.texts, *ax.lines, *ax.collections]:
+                    artist.remove()
+            else:
+                ax.clear()  # same kind of chart as last step: reuse its Axes (cheaper)
+        else:
+            # another kind: a fresh Axes (ax.clear() keeps a few settings, e.g. spines, and a twin axis)
+            fig.clear()
+            ax = fig.add_subplot()
+            self._fig_chart = self.chart
+        k = self.step
+        if self.chart == "pairs":
+            plot_pair_counts(self.trace[k], top=8, ax=ax)
+            _fit_left_margin(fig, ax)
+        elif self.chart == "merges":
+            plot_merge_counts(self.trace, upto=k, ax=ax)
+            fig.subplots_adjust(left=0.12, right=0.96, top=0.9, bottom=0.15)
+        elif self.chart == "compression":
+            plot_compression(self.trace, upto=k, ax=ax)
+            fig.subplots_adjust(left=0.1, right=0.86, top=0.9, bottom=0.15)
+        else:
+            raise ValueError(f"chart must be one of {[v for _, v in CHART_CHOICES]}, got {self.chart!r}")
+        self._chart_view.value = figure_png(fig, dpi=_CHART_DPI * self.size)
+        self._chart_view.layout.display = None
+
+    def _chart_figure(self):
+        # one Figure for the explorer's life, no layout engine (constrained layout measures every
+        # text twice per draw: it would double the cost of a slider step)
+        if self._fig is None:
+            from matplotlib.figure import Figure
+
+            self._fig = Figure(figsize=(6.4, 3.4))
+            self._fig_chart = None
+        return self._fig
+
+
+def _fit_left_margin(fig, ax, fontsize_pt=10.0):
+    """Room on the left for the longest y tick label (monospace: ~0.6 em per character)."""
+    longest = max((len(t) for t in pair_labels(ax)), default=4)
+    inches = 0.15 + longest * 0.6 * fontsize_pt / 72
+    left = min(0.55, inches / fig.get_figwidth())
+    fig.subplots_adjust(left=left, right=0.96, top=0.9, bottom=0.15)
