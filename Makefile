@@ -1,6 +1,7 @@
 # bpe-viz developer commands. Everything runs inside .venv, made on first use.
 #   make test    install (if needed), run the tests, then check the notebooks with nbval
-#   make lab     JupyterLab on notebooks/
+#   make check   the fast inner loop: everything but the Binder build and the browser tests
+#   make lab     JupyterLab on notebooks/ (LAB_ARGS="--port 8899 --no-browser" to pass options)
 #   make present the first notebook as a Voilà app, no code (PRESENT=notebooks/ for all of them)
 #   make bench   the benchmark; writes docs/benchmarks.md
 #   make clean   remove the venv and caches
@@ -11,7 +12,11 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PIP    := $(PY) -m pip --disable-pip-version-check -qq
 
-.PHONY: venv test lab present bench clean
+# Jupyter refuses to start as root unless told it may: containers and CI machines run as root
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+NBVAL := --nbval --nbval-current-env notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+.PHONY: venv test check lab present bench clean
 
 venv: $(STAMP)
 
@@ -29,8 +34,7 @@ test: $(STAMP)
 	$(PY) -m pytest tests
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 		echo "Checking notebooks with nbval ..."; \
-		$(PY) -m pytest --nbval --nbval-current-env notebooks \
-			--nbval-sanitize-with tests/nbval_sanitize.cfg; \
+		$(PY) -m pytest $(NBVAL); \
 		rc=$$?; \
 		if [ $$rc -eq 5 ]; then echo "nbval: no notebook cells collected"; rc=0; fi; \
 		exit $$rc; \
@@ -38,13 +42,17 @@ test: $(STAMP)
 		echo "No notebooks in notebooks/: nbval step skipped"; \
 	fi
 
+check: $(STAMP)
+	$(PY) -m pytest tests -m "not slow" --ignore=tests/browser
+	$(PY) -m pytest $(NBVAL)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/
 
 PRESENT ?= notebooks/01_from_compression_to_subwords.ipynb
 
 present: $(STAMP)
-	$(VENV)/bin/voila $(PRESENT)
+	$(VENV)/bin/voila $(if $(ROOT_FLAG),--ServerApp.allow_root=True) $(PRESENT_ARGS) $(PRESENT)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench.py

@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from functools import cached_property
@@ -55,11 +56,8 @@ class WordWalkthrough:
     final: tuple[str, ...]
     num_merges: int
     algorithm: str = "bpe"
-
-    @property
-    def longest_match(self) -> bool:
-        """Whether the steps are greedy longest-match choices (WordPiece) rather than merges."""
-        return any(s.pair is None for s in self.steps) or self.algorithm == "wordpiece"
+    #: the steps are greedy longest-match choices (WordPiece) rather than merges
+    longest_match: bool = False
 
     def describe(self) -> str:
         """The walkthrough in plain lines (what the 2016 paper's encoder would print)."""
@@ -232,7 +230,7 @@ def encode_word(word: str, trace: Trace, num_merges: int | None = None) -> WordW
         )
     k = _check_k(trace, num_merges)
     walk = trace.model.walkthrough(normalize(word, conv.normalization), trace, k)
-    return walk if walk.word == word else WordWalkthrough(word, walk.initial, walk.steps, walk.final, k, walk.algorithm)
+    return walk if walk.word == word else dataclasses.replace(walk, word=word)
 
 
 def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:

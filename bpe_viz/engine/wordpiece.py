@@ -67,7 +67,7 @@ class WordPiece(Model):
             steps.append(EncodeStep(before, tuple((t, i + 1) for i, t in enumerate(tried)), None, None, after))
         initial = trace.initial_symbols(word)
         final = (word,) if pieces is None else pieces
-        return WordWalkthrough(word, initial, tuple(steps), final, k, algorithm="wordpiece")
+        return WordWalkthrough(word, initial, tuple(steps), final, k, algorithm="wordpiece", longest_match=True)
 
 
 register(WordPiece())

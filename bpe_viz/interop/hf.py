@@ -52,13 +52,9 @@ def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
     for i, tok in enumerate(table[: n_fixed + k]):
         vocab.setdefault(tok, i)
     merges = [m.pair for m in trace.merges[:k]]
-    model = models.BPE(
-        vocab=vocab,
-        merges=merges,
-        unk_token=trace.unk_token,
-        end_of_word_suffix=c.end_of_word if c.end_of_word is not None else None,
-        fuse_unk=False,
-    )
+    # subtle: tokenizers rejects end_of_word_suffix=None; leave it out when there is no marker
+    suffix = {"end_of_word_suffix": c.end_of_word} if c.end_of_word is not None else {}
+    model = models.BPE(vocab=vocab, merges=merges, unk_token=trace.unk_token, fuse_unk=False, **suffix)
     tok = Tokenizer(model)
     if c.normalization:
         tok.normalizer = getattr(normalizers, c.normalization)()

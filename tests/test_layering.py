@@ -1,0 +1,117 @@
+"""The architecture, checked: engine -> view -> widgets, imports in one direction only.
+
+Reads every module's imports with ``ast`` (function-level imports included), resolves relative
+imports, and fails if ``bpe_viz.engine`` imports the view, the widgets or interop, if
+``bpe_viz.view`` imports the widgets, or if anything outside the model modules tests an
+algorithm's name (``algorithm == "bpe"``): behaviour that differs by model is asked of the model.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent / "bpe_viz"
+
+# layer -> packages it must never import
+FORBIDDEN = {
+    "engine": ("bpe_viz.view", "bpe_viz.widgets", "bpe_viz.interop"),
+    "view": ("bpe_viz.widgets", "bpe_viz.interop"),
+    "interop": ("bpe_viz.view", "bpe_viz.widgets"),
+}
+# stdlib only in the engine (``regex`` is allowed for the GPT-style pre-tokenizers; pandas only
+# inside the Snapshot.*_frame() methods, imported when called)
+ENGINE_THIRD_PARTY_ALLOWED = {"regex"}
+
+
+def modules():
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+            package = ".".join(parts)
+        else:
+            package = ".".join(parts[:-1])
+        yield ".".join(parts), package, path
+
+
+def imports_of(name, package, path, top_level_only=False):
+    """Absolute names of everything a module imports, anywhere in it (or at module level)."""
+    out = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in (tree.body if top_level_only else ast.walk(tree)):
+        if isinstance(node, ast.Import):
+            out.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module
+            out.append(mod)
+            out.extend(f"{mod}.{a.name}" for a in node.names)
+    return out
+
+
+ALL = list(modules())
+
+
+def test_every_layer_is_found():
+    names = {n for n, _, _ in ALL}
+    for layer in ("bpe_viz.engine", "bpe_viz.view", "bpe_viz.widgets", "bpe_viz.interop"):
+        assert layer in names
+    assert len([n for n in names if n.startswith("bpe_viz.engine.")]) >= 10
+
+
+@pytest.mark.parametrize("name,package,path", ALL, ids=[n for n, _, _ in ALL])
+def test_imports_point_down_the_layers(name, package, path):
+    parts = name.split(".")
+    layer = parts[1] if len(parts) > 1 else None
+    bad = [
+        imp for imp in imports_of(name, package, path)
+        for forbidden in FORBIDDEN.get(layer, ())
+        if imp == forbidden or imp.startswith(forbidden + ".")
+    ]
+    assert not bad, f"{name} (layer {layer}) imports {bad}"
+    if layer == "engine":
+        import sys
+
+        def third_party(imps):
+            return {i.split(".")[0] for i in imps if not i.startswith("bpe_viz")} - set(
+                sys.stdlib_module_names) - {"__future__"} - ENGINE_THIRD_PARTY_ALLOWED
+
+        top = third_party(imports_of(name, package, path, top_level_only=True))
+        assert not top, f"{name}: the engine is pure Python, but it imports {sorted(top)}"
+        # pandas only inside the Snapshot.*_frame() methods, for those who ask for a DataFrame
+        lazy = third_party(imports_of(name, package, path)) - {"pandas"}
+        assert not lazy, f"{name}: the engine is pure Python, but it imports {sorted(lazy)}"
+
+
+def test_the_checker_catches_a_wrong_import(tmp_path):
+    """The check itself can fail: a view module importing the widgets is reported."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from ..widgets import merge\n")
+    found = imports_of("bpe_viz.view.bad", "bpe_viz.view", bad)
+    assert "bpe_viz.widgets" in found
+
+
+MODEL_MODULES = {"bpe_viz.engine.bpe", "bpe_viz.engine.wordpiece", "bpe_viz.engine.model"}
+
+
+@pytest.mark.parametrize("name,package,path", ALL, ids=[n for n, _, _ in ALL])
+def test_no_algorithm_name_tests_outside_the_models(name, package, path):
+    if name in MODEL_MODULES:
+        return
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            names = [n for n in [node.left, *node.comparators]
+                     if isinstance(n, ast.Attribute) and n.attr == "algorithm"]
+            consts = [n.value for n in [node.left, *node.comparators] if isinstance(n, ast.Constant)]
+            if names and any(c in ("bpe", "wordpiece") for c in consts):
+                found.append(node.lineno)
+    assert not found, f"{name} tests the algorithm's name at lines {found}: ask trace.model instead"

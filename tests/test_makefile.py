@@ -1,0 +1,88 @@
+"""The README's commands work as a new user runs them, root included (containers, CI).
+
+``make lab`` used to stop at once as root ("Running as root is not recommended. Use
+--allow-root to bypass."). Here it must start JupyterLab and print its URL; ``make present``
+must start Voilà the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_READY = (ROOT / ".venv" / ".installed").exists()
+needs_make = pytest.mark.skipif(
+    shutil.which("make") is None or not VENV_READY,
+    reason="needs make and the repository's .venv (made by `make test` / `make check`)",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def dry_run(target: str) -> str:
+    return subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
+@needs_make
+def test_lab_and_present_allow_root_only_for_root():
+    lab, present = dry_run("lab"), dry_run("present")
+    if os.geteuid() == 0:
+        assert "--allow-root" in lab and "allow_root=True" in present
+    else:
+        assert "--allow-root" not in lab and "allow_root" not in present
+
+
+def start_and_wait(cmd: list[str], tmp_path: Path, ready: str, timeout: float = 90.0) -> str:
+    """Run ``cmd`` (a make target) until its output contains ``ready``; return that output."""
+    env = dict(os.environ)
+    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
+        env[var] = str(tmp_path / var.lower())
+    log = tmp_path / "out.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                text = log.read_text(errors="replace")
+                if ready in text:
+                    return text
+                if proc.poll() is not None:
+                    pytest.fail(f"{' '.join(cmd)} stopped (exit {proc.returncode}):\n{text[-2000:]}")
+                time.sleep(0.3)
+            pytest.fail(f"{' '.join(cmd)} printed no {ready!r} in {timeout:.0f} s:\n{log.read_text()[-2000:]}")
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+@needs_make
+def test_make_lab_starts_and_prints_its_url(tmp_path):
+    port = free_port()
+    out = start_and_wait(
+        ["make", "lab", f"LAB_ARGS=--no-browser --ServerApp.ip=127.0.0.1 --port={port}"],
+        tmp_path, f"http://127.0.0.1:{port}/lab",
+    )
+    assert "Running as root is not recommended" not in out
+
+
+@needs_make
+def test_make_present_starts_voila(tmp_path):
+    port = free_port()
+    start_and_wait(["make", "present", f"PRESENT_ARGS=--no-browser --port={port}"], tmp_path,
+                   f"localhost:{port}")
