@@ -9,7 +9,7 @@ counts next to its occurrences::
 Two representations of a word, chosen once per word by its length:
 
 * a short word (most words of a text) is a tuple of symbols, rewritten whole when a merge
-  touches it; its pairs' changes are the difference of the (pair, offset) sets before and after;
+  touches it; only the pairs next to each merged occurrence change counts;
 * a long word (over :attr:`PairIndex.LONG` symbols: a whole text as one sequence, the 1994
   compression view, minbpe's BasicTokenizer) is a linked list with an index from each pair to
   its positions, so a merge costs in proportion to the occurrences it changes, not to the
@@ -190,50 +190,56 @@ class PairIndex:
                 continue
             old = seg[w]
             out = []
+            at = []  # where, in old, each merged occurrence starts
             i = 0
             n = len(old)
             last = n - 1
             while i < n:  # symbols.merge_symbols, inlined: this loop is the hot path
-                s = old[i]
                 # subtle: left to right, non-overlapping: (a, a) on "a a a" -> "aa a"
-                if i < last and s == a and old[i + 1] == b:
+                if i < last and old[i] == a and old[i + 1] == b:
+                    at.append(i)
                     out.append(tok)
                     i += 2
                 else:
-                    out.append(s)
+                    out.append(old[i])
                     i += 1
-            new = tuple(out)
-            if len(new) == n:
+            if not at:
                 continue  # the index may name a word that no longer has the pair
-            # occurrences as (pair, offset): offsets survive merges, so set differences give
-            # exactly what changed. "A B C", merge "B C": (A, B) leaves, (A, BC) arrives.
-            oo = set(zip(zip(old, old[1:]), pair_offsets(old)))
-            no = set(zip(zip(new, new[1:]), pair_offsets(new)))
-            removed = oo - no
-            added = no - oo
-            newpairs = {p for p, _ in no}
-            for p, off in removed:
-                dd[p] = dd.get(p, 0) - f
-                if first_rule and first.get(p) == (w, off):
-                    dirty.add(p)
-                if p not in newpairs:
+            new = tuple(out)
+            # Only pairs next to a merge change: "X A B Y", merge "A B": (X, A), (A, B), (B, Y)
+            # leave; (X, AB), (AB, Y) arrive. In the new word the k-th merge sits at at[k] - k.
+            gone = {k for i in at for k in (i - 1, i, i + 1)}
+            came = {k for j, i in enumerate(at) for k in (i - j - 1, i - j)}
+            m = len(new) - 1
+            if first_rule:
+                off_old, off_new = pair_offsets(old), pair_offsets(new)
+            newpairs = set(zip(new, new[1:]))
+            for k in gone:
+                if 0 <= k < last:
+                    p = (old[k], old[k + 1])
+                    dd[p] = dd.get(p, 0) - f
+                    if first_rule and first.get(p) == (w, off_old[k]):
+                        dirty.add(p)
+                    if p not in newpairs:
+                        s_ = where.get(p)
+                        if s_ is not None:
+                            s_.discard(w)
+            for k in came:
+                if 0 <= k < m:
+                    p = (new[k], new[k + 1])
+                    dd[p] = dd.get(p, 0) + f
+                    if first_rule:
+                        key = (w, off_new[k])
+                        cur = first.get(p)
+                        if cur is None or key < cur:
+                            first[p] = key
+                            moved.add(p)
                     s_ = where.get(p)
-                    if s_ is not None:
-                        s_.discard(w)
-            for p, off in added:
-                dd[p] = dd.get(p, 0) + f
-                if first_rule:
-                    k = (w, off)
-                    cur = first.get(p)
-                    if cur is None or k < cur:
-                        first[p] = k
-                        moved.add(p)
-                s_ = where.get(p)
-                if s_ is None:
-                    where[p] = {w}
-                else:
-                    s_.add(w)
-            occ_total += (n - len(new)) * f
+                    if s_ is None:
+                        where[p] = {w}
+                    else:
+                        s_.add(w)
+            occ_total += len(at) * f
             work += n + len(new)
             seg[w] = new
             changed.append(w)
