@@ -71,65 +71,57 @@ def test_wordpiece_with_long_words_is_unchanged(case):
         assert [s.segmentation for s in linked] == [s.segmentation for s in plain]
 
 
-def recount_loop(ids: list, num_merges: int) -> list[tuple]:
-    """minbpe's BasicTokenizer.train, on symbols instead of byte ids: a literal recount loop."""
-    merges = []
+def merge_pair(ids: list, pair: tuple) -> list:
+    """Left to right, non-overlapping, as minbpe's ``merge``."""
+    a, b = pair
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
+            out.append(a + b)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def recount_loop(ids: list, num_merges: int) -> tuple[list, list]:
+    """minbpe's BasicTokenizer.train, on symbols instead of byte ids: recount every pair, merge
+    the most frequent (``max`` returns the first met among equals), repeat. Returns the merges
+    with their counts, and the symbols after each merge."""
+    merges, states = [], [list(ids)]
     for _ in range(num_merges):
         stats: dict = {}
         for pair in zip(ids, ids[1:]):
             stats[pair] = stats.get(pair, 0) + 1
         if not stats:
             break
-        pair = max(stats, key=stats.get)  # the first pair met among equals
+        pair = max(stats, key=stats.get)
         merges.append((pair, stats[pair]))
-        a, b = pair
-        out, i = [], 0
-        while i < len(ids):
-            if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
-                out.append(a + b)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids = out
-    return merges
+        ids = merge_pair(ids, pair)
+        states.append(ids)
+    return merges, states
 
 
 def test_one_long_sequence_equals_minbpes_recount_loop(docs_text):
     seq = "_".join(docs_text[:12_000].split())
     trace = train_bpe([seq], 60, preset="hf-course", min_frequency=1)
-    assert [(m.pair, m.count) for m in trace.merges] == recount_loop(list(seq), 60)
-    assert "".join(trace[-1].segmentation[seq]) == seq
-    # the history keeps what each merge changed (positions), not a copy of the sequence
-    hist = trace._history
-    entries = [s for s in hist._chg_syms]
+    merges, states = recount_loop(list(seq), 60)
+    assert [(m.pair, m.count) for m in trace.merges] == merges
+    # every step rebuilt from the history equals the recount loop's state after that many merges
+    for k in (60, 37, 25, 1, 0):
+        assert trace[k].segmentation[seq] == tuple(states[k]), k
+    # the history keeps the positions each merge changed, not a copy of the sequence per merge
+    entries = trace._history._chg_syms
     assert entries and all(isinstance(s, MergeAt) for s in entries)
     assert sum(len(s.left) for s in entries) == sum(trace.merged_occurrences)
-    # a step rebuilt from the history equals the recount loop's state after that many merges
-    ids = list(seq)
-    for (a, b), _ in recount_loop(ids, 25):
-        pass
-    assert trace[25].segmentation[seq] == tuple(_apply_all(list(seq), [m.pair for m in trace.merges[:25]]))
-
-
-def _apply_all(ids, pairs):
-    for a, b in pairs:
-        out, i = [], 0
-        while i < len(ids):
-            if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
-                out.append(a + b)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids = out
-    return ids
 
 
 def test_the_classic_compression_example():
-    """Gage (1994) / minbpe's test: "aaabdaaabac" -> merges aa, then aaa? No: minbpe gives
-    (a, a) -> Z, then (Z, a)?  The recount loop decides; the long path must agree with it."""
+    """Gage (1994), as minbpe's tests use it: "aaabdaaabac" -> aa, aaa, aaab (minbpe's
+    BasicTokenizer gives these merges; see shared/fixtures/external/minbpe)."""
     with patched(PairIndex, LONG=0):
         trace = train_bpe(["aaabdaaabac"], 3, preset="hf-course", min_frequency=1)
-    assert [(m.pair, m.count) for m in trace.merges] == recount_loop(list("aaabdaaabac"), 3)
+    assert [(m.pair, m.count) for m in trace.merges] == recount_loop(list("aaabdaaabac"), 3)[0]
     assert [m.token for m in trace.merges] == ["aa", "aaa", "aaab"]
+    assert trace[-1].segmentation["aaabdaaabac"] == ("aaab", "d", "aaab", "a", "c")

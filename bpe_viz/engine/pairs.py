@@ -104,8 +104,9 @@ class PairIndex:
     #: words with more initial symbols than this are kept as linked lists
     LONG = 64
 
-    def __init__(self, initial, freqs, track_first: bool):
+    def __init__(self, initial, freqs, track_first: bool, size=len):
         self.seg = list(initial)
+        self.size_of = size  # how long a symbol is, for positions (see symbols.pair_offsets)
         self.freqs = freqs
         self.long: dict[int, _Long] = {}
         counts: dict = {}
@@ -127,7 +128,7 @@ class PairIndex:
                     first[p] = (w, i if is_long else off)
                 else:
                     ws.add(w)
-                off += len(syms[i])
+                off += size(syms[i])
         self.counts, self.where = counts, where
         self.first = first if track_first else None
 
@@ -157,10 +158,11 @@ class PairIndex:
             return min(s) if s else None
         syms = self.seg[w]
         off = 0
+        size = self.size_of
         for i in range(len(syms) - 1):
             if syms[i] == pair[0] and syms[i + 1] == pair[1]:
                 return off
-            off += len(syms[i])
+            off += size(syms[i])
         return None
 
     # -- merging -----------------------------------------------------------------------------
@@ -168,6 +170,7 @@ class PairIndex:
         """Merge ``pair`` into ``tok`` in every word that has it; update counts, index and first
         positions."""
         seg, freqs, where, first, long = self.seg, self.freqs, self.where, self.first, self.long
+        size = self.size_of
         first_rule = first is not None
         ws = sorted(where.pop(pair, ()))
         dd: dict = {}
@@ -212,7 +215,7 @@ class PairIndex:
             came = {k for j, i in enumerate(at) for k in (i - j - 1, i - j)}
             m = len(new) - 1
             if first_rule:
-                off_old, off_new = pair_offsets(old), pair_offsets(new)
+                off_old, off_new = pair_offsets(old, size), pair_offsets(new, size)
             newpairs = set(zip(new, new[1:]))
             for k in gone:
                 if 0 <= k < last:

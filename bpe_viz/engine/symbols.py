@@ -52,15 +52,17 @@ def pairs_of(symbols: tuple[str, ...]):
     return zip(symbols, symbols[1:])
 
 
-def pair_offsets(symbols: tuple[str, ...]) -> list[int]:
-    """Character offset, in the joined word, where each pair's left symbol starts.
+def pair_offsets(symbols: tuple[str, ...], size=len) -> list[int]:
+    """Offset, in the joined word, where each pair's left symbol starts; ``size`` measures a
+    symbol (by default its characters).
 
-    These offsets survive merges (a merge never moves a symbol's start), which is what the
-    "first pair met" tie rule needs.
+    These offsets survive merges (a merge never moves a symbol's start) as long as a merged
+    symbol's size is the sum of its parts' — true of characters for BPE; WordPiece measures
+    symbols without their "##", which a merge drops. The "first pair met" rule needs that.
 
     Example::
 
         >>> pair_offsets(("lo", "w", "</w>"))
         [0, 2]
     """
-    return [0, *accumulate(map(len, symbols[:-2]))] if len(symbols) > 1 else []
+    return [0, *accumulate(map(size, symbols[:-2]))] if len(symbols) > 1 else []

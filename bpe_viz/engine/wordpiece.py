@@ -119,7 +119,11 @@ def _wp_steps(trace: Trace, initial, freqs, num_merges: int):
     """The WordPiece training loop: rescore every pair each step (scores change with the token
     counts, so a heap would not stay valid), pick by the exact score and the tie rule."""
     rule = trace.tie_rule
-    state = PairIndex(initial, freqs, rule.positional)
+    prefix = trace.marker.text
+    plen = len(prefix)
+    # positions count characters without the "##", which merging drops, so they survive merges
+    state = PairIndex(initial, freqs, rule.positional,
+                      size=lambda s: len(s) - plen if s.startswith(prefix) else len(s))
     rec = Recorder(trace, state)
     counts, first = state.counts, state.first
     tokc: dict = dict(zip(trace.base_symbols, trace._history.base_counts))
