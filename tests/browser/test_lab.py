@@ -20,7 +20,7 @@ if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the 
 
 import browser_support as bs  # noqa: E402
 from bpe_viz import corpora, encode, train_bpe, train_wordpiece  # noqa: E402
-from bpe_viz.encode import encode_word  # noqa: E402
+from bpe_viz import encode_word  # noqa: E402
 
 NOTEBOOK_FILES = sorted(bs.NOTEBOOKS.glob("[0-9]*.ipynb")) or sorted(bs.NOTEBOOKS.glob("*.ipynb"))
 
