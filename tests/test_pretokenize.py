@@ -1,0 +1,75 @@
+"""bpe_viz.engine.pretokenize: how text is cut into words, and back. Whitespace is the classic
+presets' rule (the 2016 paper, SLP3, subword-nmt); a pattern or a function lets a teacher try
+their own, and training, encoding and decoding all follow the trace's pre-tokenizer."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_viz import decode, encode, encode_word, train_bpe, train_wordpiece
+from bpe_viz.engine.pretokenize import Pattern, Whitespace, get_pre_tokenizer
+
+KEEP_SPACES = r" ?\w+| ?[^\w\s]+|\s+"  # a GPT-2-like pattern with the re module: pieces keep their space
+
+
+def test_whitespace_is_str_split_with_spans():
+    text = " low\tlower\n\nnewest\u00a0widest "
+    ws = get_pre_tokenizer("whitespace")
+    assert ws.words(text) == text.split()
+    assert [text[a:b] for _, (a, b) in ws.split(text)] == text.split()
+    assert ws.join(["a", "b"]) == "a b"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab \t\n.,é🙂")), max_size=40))
+def test_a_pattern_that_covers_the_text_round_trips_exactly(text):
+    pt = Pattern(KEEP_SPACES)
+    pieces = pt.words(text)
+    assert "".join(pieces) == text  # the pattern matches every character
+    assert pt.join(pieces) == text
+    assert [text[a:b] for _, (a, b) in pt.split(text)] == pieces
+
+
+def test_training_encoding_and_decoding_follow_the_pre_tokenizer():
+    text = "the cat, the hat. the cat sat!\n  the end"
+    trace = train_bpe(text, 12, pre_tokenizer=KEEP_SPACES, end_of_word=None, min_frequency=2)
+    assert " the" in trace[-1].segmentation  # words keep their leading space
+    assert trace.convention.pre_tokenizer == Pattern(KEEP_SPACES)
+    assert "pre-tokenizer: pattern" in trace.convention.describe()
+    enc = encode(text, trace)
+    assert decode(enc, trace) == text  # exact: spaces, newline and punctuation included
+    # offsets tile the text
+    assert "".join(text[a:b] for a, b in enc.offsets) == text
+    assert encode_word(" the", trace).final[-1].endswith("the")
+    with pytest.raises(ValueError, match="pre-tokenizer"):
+        encode_word("the cat", trace)
+
+
+def test_a_function_as_pre_tokenizer():
+    def commas(text):
+        return text.split(",")
+
+    trace = train_bpe("ab c,ab c,ab d", 2, pre_tokenizer=commas, end_of_word=None, min_frequency=1)
+    assert list(trace[0].segmentation) == ["ab c", "ab d"]
+    assert decode(encode("ab c,ab d", trace), trace) == "ab cab d"  # Custom joins with "" by default
+
+
+def test_wordpiece_takes_a_pre_tokenizer_too():
+    trace = train_wordpiece("hug,pug;hugs", 2, pre_tokenizer=r"[a-z]+")
+    assert list(trace[0].segmentation) == ["hug", "pug", "hugs"]
+
+
+def test_default_is_whitespace_and_equal_conventions_compare_equal():
+    assert train_bpe("a b", 0).convention.pre_tokenizer == Whitespace()
+    assert get_pre_tokenizer(None) is get_pre_tokenizer("whitespace")
+
+
+@pytest.mark.parametrize("bad,err,match", [
+    (42, TypeError, "pre_tokenizer must be one of"),
+    ("(unclosed", ValueError, "not a valid regular expression"),
+])
+def test_bad_pre_tokenizers_say_what_is_expected(bad, err, match):
+    with pytest.raises(err, match=match):
+        train_bpe("a b", 1, pre_tokenizer=bad)
