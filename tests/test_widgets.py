@@ -323,3 +323,15 @@ def test_visual_layer_never_prints_or_displays(capsys, toy):
             for node in ast.walk(tree) if isinstance(node, ast.Call)
         }
         assert not called & {"print", "display", "show"}, name
+
+
+def test_dropdown_choices_come_from_the_engine_tables():
+    """Every engine preset and tie rule is offered; a new one shows up without widget code."""
+    from bpe_viz import PRESETS
+    from bpe_viz.engine.ranking import TIE_RULES
+    from bpe_viz.widgets.common import PRESET_CHOICES, TIE_CHOICES
+
+    assert set(PRESETS) <= set(PRESET_CHOICES)
+    assert {v for _, v in TIE_CHOICES} == {"preset", *TIE_RULES}
+    ex = MergeExplorer("sennrich2016", 3)
+    assert {v for _, v in ex.controls["ties"].options} >= set(TIE_RULES)

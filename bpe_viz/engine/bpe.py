@@ -31,7 +31,7 @@ from .recorder import Recorder
 from .training import UNSET as _UNSET, Training, check_num_merges, prepare, resolve_convention
 from .trace import Merge, Trace
 
-__all__ = ["train_bpe", "iter_bpe", "replay_bpe", "best_pair", "PRESETS", "TIE_BREAKS", "Training", "BPE"]
+__all__ = ["train_bpe", "iter_bpe", "replay_bpe", "best_pair", "PRESETS", "PRESET_TITLES", "TIE_BREAKS", "Training", "BPE"]
 
 #: Named conventions. A preset sets what it names; an argument you pass explicitly wins.
 PRESETS: dict[str, dict] = {
@@ -45,6 +45,14 @@ PRESETS: dict[str, dict] = {
     "slp3": dict(end_of_word="_", attach_end_of_word=False, tie_break="first"),
     # Hugging Face NLP course, chapter 6: no end-of-word marker, first pair met.
     "hf-course": dict(end_of_word=None, attach_end_of_word=False, tie_break="first"),
+}
+
+#: A short title for each preset (the explorers' dropdown shows these).
+PRESET_TITLES: dict[str, str] = {
+    "sennrich2016": "Sennrich et al. 2016: </w> as its own symbol",
+    "subword-nmt": "subword-nmt: </w> glued to the last letter",
+    "slp3": "Jurafsky & Martin (SLP3): _ marks the end",
+    "hf-course": "Hugging Face course: no end marker",
 }
 
 

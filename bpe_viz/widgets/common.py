@@ -15,6 +15,8 @@ import ipywidgets as widgets
 import traitlets
 
 from ..engine import corpora
+from ..engine.bpe import PRESET_TITLES, PRESETS
+from ..engine.ranking import TIE_RULES
 from ..view.html import error_html
 
 __all__ = ["MAX_MERGES", "MAX_UPLOAD_BYTES", "PRESET_CHOICES", "TIE_CHOICES", "SIZE_CHOICES", "CHART_CHOICES"]
@@ -24,20 +26,15 @@ MAX_MERGES = 20_000
 #: The largest upload an explorer reads.
 MAX_UPLOAD_BYTES = 20_000_000
 
-#: Preset dropdown: key -> (label, train_bpe keyword arguments).
+#: Preset dropdown: key -> (label, train_bpe keyword arguments): the engine's presets, then
+#: byte-level BPE on the Hugging Face course's convention.
 PRESET_CHOICES: dict[str, tuple[str, dict]] = {
-    "sennrich2016": ("Sennrich et al. 2016: </w> as its own symbol", {"preset": "sennrich2016"}),
-    "subword-nmt": ("subword-nmt: </w> glued to the last letter", {"preset": "subword-nmt"}),
-    "slp3": ("Jurafsky & Martin (SLP3): _ marks the end", {"preset": "slp3"}),
-    "hf-course": ("Hugging Face course: no end marker", {"preset": "hf-course"}),
+    **{name: (PRESET_TITLES.get(name, name), {"preset": name}) for name in PRESETS},
     "bytes": ("byte-level (GPT-2): UTF-8 bytes, no marker", {"preset": "hf-course", "byte_level": True}),
 }
 
-TIE_CHOICES = (
-    ("as the preset says", "preset"),
-    ("first pair met", "first"),
-    ("greatest pair (subword-nmt)", "lexicographic"),
-)
+#: Tie-rule dropdown: the engine's tie rules, each labelled as the rule says what it takes.
+TIE_CHOICES = (("as the preset says", "preset"), *((rule.takes, name) for name, rule in TIE_RULES.items()))
 
 SIZE_CHOICES = (("normal", 1.0), ("large", 1.4), ("projector", 2.0))
 
