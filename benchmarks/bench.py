@@ -3,6 +3,10 @@
 
     python benchmarks/bench.py [--merges 1000 5000 10000] [--repeat 3] [--out docs/benchmarks.md]
     python benchmarks/bench.py --quick     # --merges 1000 10000 --repeat 1, for a quick look
+    python benchmarks/bench.py --only long,big,rss --out /tmp/bench.md   # some sections only
+
+Sections (``--only``, comma-separated; the default runs them all): ``main`` (everything on the
+documentation text listed below), ``long``, ``big`` and ``rss`` (the last three at the end).
 
 Corpus: the text of Python's own documentation topics (``pydoc_data.topics``), so every machine
 with Python has it. What is measured:
@@ -24,7 +28,17 @@ with Python has it. What is measured:
   consecutive k (as Play moves), with the default chart and, for comparison, no chart
   (``--all-charts``: every chart);
 * notebook run time: every ``notebooks/*.ipynb`` executed headless with nbclient in a fresh
-  kernel (the time includes the kernel's start-up, measured on its own too).
+  kernel (the time includes the kernel's start-up, measured on its own too);
+* ``long``: one long word, the 1994 compression view (and minbpe's ``BasicTokenizer``): the
+  documentation text with every whitespace character made ``_``, its first 50,000 / 100,000 /
+  200,000 characters, 100 merges; ours vs a literal recount loop (every step recounts every
+  adjacent pair), same merges checked, and how our time grows when the length doubles;
+* ``big``: a bigger corpus (~5 MB, 60,000 distinct words), generated here, seeded: Zipf-distributed
+  words from an order-3 character model of the documentation's words; ours vs subword-nmt at
+  1,000 and 3,000 merges: time, same merges, tracemalloc peak, whole-process peak RSS;
+* ``rss``: the whole-process peak resident set (imports, input and training included) of a
+  fresh process that imports only its competitor, ours vs subword-nmt, on the documentation
+  text at 10,000 merges and on the bigger corpus at 3,000 merges.
 
 Results are printed and written as Markdown to ``--out``.
 """
@@ -32,10 +46,13 @@ Results are printed and written as Markdown to ``--out``.
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import datetime
 import gc
+import hashlib
 import io
+import itertools
 import json
 import math
 import os
@@ -47,6 +64,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import tracemalloc
 from pathlib import Path
@@ -58,7 +76,7 @@ if str(ROOT) not in sys.path:
 from bpe_viz import train_bpe  # noqa: E402
 
 try:  # written concurrently with this benchmark: report "not available" until it exists
-    from bpe_viz.encode import encode as _bpe_encode  # noqa: E402
+    from bpe_viz import encode as _bpe_encode  # noqa: E402
 except ImportError:
     _bpe_encode = None
 
@@ -69,13 +87,30 @@ TARGETS = {
     "encode_ratio": 1.0,  # ours / subword-nmt apply-bpe
     "slider_ms": 150.0,  # median wall time of one slider step, default chart
     "notebook_s": 10.0,  # each notebook executed headless, kernel start-up included
+    "long_ratio": 0.5,  # ours / the recount loop on the longest single word
+    "long_doubling": 2.2,  # our time when the single word's length doubles
+    "big_train_ratio": 0.5,  # ours / subword-nmt training time on the bigger corpus
+    "rss_ratio": 2.0,  # ours / subword-nmt whole-process peak RSS
 }
+SECTIONS = ("main", "long", "big", "rss")
 SNAPSHOT_SAMPLES = 50
 SLIDER_MERGES = 10000
 SLIDER_SAMPLES = 60
 SLIDER_OTHER_SAMPLES = 30  # chart "none" (and with --all-charts the others), for comparison only
 SLIDER_SENTENCE = "The tokenizer splits unfamiliar words into subword units."
 NOTEBOOK_TIMEOUT = 600  # seconds per cell
+LONG_LENGTHS = (50_000, 100_000, 200_000)  # characters of the single word; each twice the last
+LONG_MERGES = 100
+BIG_SEED = 1994
+BIG_TYPES = 60_000  # distinct words of the bigger corpus
+BIG_BYTES = 5_000_000  # its approximate size in UTF-8
+BIG_ORDER = 3  # order of the character model the words are drawn from
+BIG_ZIPF = 1.0  # exponent: the word of rank r occurs about in proportion to 1 / r ** BIG_ZIPF
+BIG_MAX_LEN = 24  # longer generated words are drawn again
+BIG_LINE_WORDS = (8, 16)  # words per line, uniform: 12 on average
+BIG_MERGES = (1000, 3000)
+RSS_DOCS_MERGES = 10_000
+RSS_TIMEOUT = 1800  # seconds per child process
 
 
 # -- corpus ---------------------------------------------------------------------------------
@@ -115,9 +150,14 @@ def run_ours(text: str, n: int, tie_break: str | None = None):
 
 def run_snmt(joined: str, n: int) -> str:
     """subword-nmt learn_bpe in-process; returns the codes file text."""
+    return run_snmt_stream(io.StringIO(joined), n)
+
+
+def run_snmt_stream(infile, n: int) -> str:
+    """subword-nmt learn_bpe in-process, reading an open text file; returns the codes file text."""
     from subword_nmt.learn_bpe import learn_bpe
 
-    infile, outfile = io.StringIO(joined), io.StringIO()
+    outfile = io.StringIO()
     with contextlib.redirect_stderr(io.StringIO()):  # its tqdm bar and messages
         learn_bpe(infile, outfile, n, min_frequency=2)
     return outfile.getvalue()
@@ -208,6 +248,418 @@ def _rss_child(which: str, n: int) -> None:
     print(json.dumps({"mib": (after - before) / 1024}))
 
 
+# -- a long single sequence: the 1994 compression view ------------------------------------------
+def one_word(text: str) -> str:
+    """The text as a single word: every whitespace character (what ``str.split`` splits on)
+    made ``_``."""
+    return "".join("_" if c.isspace() else c for c in text)
+
+
+def run_ours_long(seq: str, n: int):
+    """Ours on one word: no end-of-word marker, ties to the first pair met, every pair counts."""
+    return train_bpe([seq], n, preset="hf-course", min_frequency=1)
+
+
+def recount_bpe(symbols, num_merges: int) -> list[tuple[tuple[str, str], int]]:
+    """minbpe's ``BasicTokenizer.train``, literally, on strings; returns [(pair, count)].
+
+    Each step recounts every adjacent pair of the whole sequence into a fresh dict (in order),
+    takes ``max`` by count (the first pair met among equals, as ``tie_break="first"``), and
+    merges it left to right, non-overlapping. The tokens are the merged strings rather than
+    minbpe's integer ids, so a token made by two different merges is one token, as in ours."""
+    ids = list(symbols)
+    merges = []
+    for _ in range(num_merges):
+        stats: dict = {}
+        for pair in zip(ids, ids[1:]):
+            stats[pair] = stats.get(pair, 0) + 1
+        if not stats:
+            break
+        pair = max(stats, key=stats.get)
+        a, b = pair
+        tok = a + b
+        out = []
+        i, n = 0, len(ids)
+        while i < n:
+            if i < n - 1 and ids[i] == a and ids[i + 1] == b:
+                out.append(tok)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
+        merges.append((pair, stats[pair]))
+    return merges
+
+
+def first_difference(ours: list, theirs: list) -> str | None:
+    """None if the two merge lists are equal, else where and how they first differ (for a
+    Markdown table cell: "|" escaped)."""
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if a != b:
+            return f"merge {i + 1}: ours {a!r}, theirs {b!r}".replace("|", "\\|")
+    if len(ours) != len(theirs):
+        return f"ours made {len(ours):,} merges, theirs {len(theirs):,}"
+    return None
+
+
+def bench_long(text: str, repeat: int, log) -> dict:
+    """Time ours and the recount loop on the first LONG_LENGTHS characters of the text made one
+    word, LONG_MERGES merges, ``repeat`` times each (alternating); check they make the same merges."""
+    seq = one_word(text)
+    assert len(seq.split()) == 1
+    run_ours_long(seq[:2000], 10)  # warm-up, untimed
+    recount_bpe(seq[:2000], 10)
+    load = os.getloadavg()[0]
+    rows = []
+    for length in LONG_LENGTHS:
+        s = seq[:length]
+        t = {"length": length, "ours": [], "loop": []}
+        for r in range(repeat):
+            log(f"long: {length:,} characters, {LONG_MERGES} merges, repeat {r + 1}/{repeat}")
+            secs, trace = timed(run_ours_long, s, LONG_MERGES)
+            t["ours"].append(secs)
+            secs, loop = timed(recount_bpe, s, LONG_MERGES)
+            t["loop"].append(secs)
+        ours_m = [(m.pair, m.count) for m in trace.merges]
+        t["diff"] = first_difference(ours_m, loop)
+        t["n_ours"], t["n_loop"] = len(ours_m), len(loop)
+        del trace, loop
+        rows.append(t)
+    return {"rows": rows, "available": len(seq), "repeat": repeat, "load": (load, os.getloadavg()[0])}
+
+
+def report_long(res: dict) -> tuple[list, list, str]:
+    """(Targets rows, console tables, Markdown section) of ``bench_long``'s result."""
+    checks, rows_md = [], []
+    prev = None
+    for t in res["rows"]:
+        mo, ml = med(t["ours"]), med(t["loop"])
+        t["doubling"] = None
+        if prev is not None and t["length"] == 2 * prev["length"]:
+            t["doubling"] = (mo / med(prev["ours"]), ml / med(prev["loop"]))
+        rows_md.append([f"{t['length']:,}", fmt_s(mo), fmt_s(ml), f"{mo / ml:.2f}",
+                        "" if t["doubling"] is None else f"×{t['doubling'][0]:.2f}",
+                        "" if t["doubling"] is None else f"×{t['doubling'][1]:.2f}",
+                        f"{t['n_ours']} / {t['n_loop']}",
+                        "yes" if t["diff"] is None else f"no ({t['diff']})"])
+        prev = t
+    longest = res["rows"][-1]
+    ratio = med(longest["ours"]) / med(longest["loop"])
+    checks.append([f"long word: ours / recount loop at {longest['length']:,} characters",
+                   f"≤ {TARGETS['long_ratio']}", f"{ratio:.2f}", verdict(ratio <= TARGETS["long_ratio"])])
+    prev = None
+    for t in res["rows"]:
+        if t["doubling"] is not None:
+            d = t["doubling"][0]
+            checks.append([f"long word: our time, {prev['length']:,} → {t['length']:,} characters",
+                           f"≤ ×{TARGETS['long_doubling']}", f"×{d:.2f}", verdict(d <= TARGETS["long_doubling"])])
+        prev = t
+    same = [t["diff"] is None for t in res["rows"]]
+    checks.append([f"long word: same {LONG_MERGES} merges as the recount loop, every length", "yes",
+                   ", ".join("yes" if x else "no" for x in same), verdict(all(same))])
+    table = md_table(["characters", "ours s", "recount loop s", "ours / loop", "ours, length ×2",
+                      "loop, length ×2", "merges made (ours / loop)", "same merges (pair and count)"], rows_md)
+    md = f"""## Long single word
+
+{table}
+
+The 1994 compression view (and minbpe's `BasicTokenizer`): the documentation text with every
+whitespace character (what `str.split` splits on) replaced by `_`, so it is one word of
+{res["available"]:,} characters; its first {", ".join(f"{n:,}" for n in LONG_LENGTHS)} characters,
+{LONG_MERGES} merges. Medians of {res["repeat"]} run(s), ours then the loop within each repeat.
+
+* ours: `train_bpe([seq], {LONG_MERGES}, preset="hf-course", min_frequency=1)`: no end-of-word
+  marker, ties to the first pair met, still keeping a snapshot after every merge.
+* recount loop (in this benchmark, `recount_bpe`): minbpe's `BasicTokenizer.train` on the
+  characters: each step counts every adjacent pair into a fresh dict, takes `max` by count (the
+  first pair met among equals), merges it left to right, non-overlapping. Tokens are the merged
+  strings, not minbpe's integer ids, so a token made by two different merges is one token, as in ours.
+* "length ×2": the median time at this length over the median at half of it (linear: ×2).
+* "same merges": our `(pair, count)` list equals the loop's, merge for merge; otherwise the
+  first difference is shown.
+
+Load average (1 min) {res["load"][0]:.2f} before this section, {res["load"][1]:.2f} after.
+"""
+    return checks, [("Long single word", table)], md
+
+
+# -- a bigger corpus, generated -----------------------------------------------------------------
+def make_big_corpus(source: str, seed: int = BIG_SEED, n_types: int = BIG_TYPES,
+                    target_bytes: int = BIG_BYTES) -> str:
+    """A reproducible corpus of about ``target_bytes`` (UTF-8) with exactly ``n_types`` distinct
+    words, made from ``source`` (the documentation text) in a couple of seconds, nothing downloaded.
+
+    1. An order-BIG_ORDER character model of the source's running words (whitespace-split), each
+       padded with start / end marks; counts kept in dicts, whose order is insertion order (never
+       a str hash: the result does not depend on PYTHONHASHSEED).
+    2. Words drawn from it, seeded, until ``n_types`` distinct ones (at most BIG_MAX_LEN
+       characters); their rank is the order in which they were first drawn (short, likely words
+       come first, as in real text).
+    3. Zipf frequencies: the word of rank r occurs max(1, round(c / r ** BIG_ZIPF)) times, c
+       chosen so the text is about ``target_bytes``; every word occurs at least once.
+    4. The running words shuffled (seeded) and cut into lines of BIG_LINE_WORDS words, joined by
+       single spaces (so the text is already in subword-nmt's normalized form)."""
+    rng = random.Random(seed)
+    end = "\x00"  # start padding and end-of-word mark: not in the source
+    counts: dict[str, dict[str, int]] = {}
+    for w in source.split():
+        padded = end * BIG_ORDER + w + end
+        for i in range(BIG_ORDER, len(padded)):
+            nxt = counts.setdefault(padded[i - BIG_ORDER:i], {})
+            nxt[padded[i]] = nxt.get(padded[i], 0) + 1
+    # context -> (next characters, cumulative counts) for bisect on a uniform draw
+    model = {ctx: (list(nxt), list(itertools.accumulate(nxt.values()))) for ctx, nxt in counts.items()}
+    types: dict[str, None] = {}  # an ordered set
+    while len(types) < n_types:
+        ctx, word = end * BIG_ORDER, []
+        while True:
+            chars, cum = model[ctx]
+            c = chars[bisect.bisect(cum, rng.random() * cum[-1])]
+            if c == end:
+                break
+            word.append(c)
+            ctx = ctx[1:] + c
+        if len(word) <= BIG_MAX_LEN:  # never empty: no source word is
+            types.setdefault("".join(word), None)
+    words = list(types)
+    weights = [1 / r ** BIG_ZIPF for r in range(1, n_types + 1)]
+    scale = target_bytes / sum(wt * (len(w.encode()) + 1) for wt, w in zip(weights, words))
+    running = [w for w, wt in zip(words, weights) for _ in range(max(1, round(wt * scale)))]
+    rng.shuffle(running)
+    lines, i = [], 0
+    while i < len(running):
+        k = rng.randint(*BIG_LINE_WORDS)
+        lines.append(" ".join(running[i:i + k]))
+        i += k
+    return "\n".join(lines) + "\n"
+
+
+def corpus_stats(text: str) -> dict:
+    words = text.split()
+    return {"bytes": len(text.encode()), "chars": len(text), "str_mib": sys.getsizeof(text) / 2**20,
+            "running": len(words), "distinct": len(set(words)), "lines": len(snmt_lines(text)),
+            "sha256": hashlib.sha256(text.encode()).hexdigest()[:16]}
+
+
+def bench_big(big: str, repeat: int, log, whole_rss) -> dict:
+    """Ours vs subword-nmt on the bigger corpus at BIG_MERGES: time (``repeat`` runs,
+    alternating), same merges, tracemalloc peak, whole-process peak RSS."""
+    lines = snmt_lines(big)
+    joined = "\n".join(lines) + "\n"
+    small = "\n".join(lines[:200]) + "\n"
+    run_ours(small, 10)  # warm-up, untimed
+    run_snmt(small, 10)
+    load = os.getloadavg()[0]
+    rows = []
+    for n in BIG_MERGES:
+        t = {"n": n, "ours": [], "snmt": []}
+        for r in range(repeat):
+            log(f"big: {n:,} merges, repeat {r + 1}/{repeat}")
+            secs, trace = timed(run_ours, big, n)
+            t["ours"].append(secs)
+            secs, codes = timed(run_snmt, joined, n)
+            t["snmt"].append(secs)
+        ours_m = [" ".join(m.pair) for m in trace.merges]
+        snmt_m = codes_merges(codes)
+        t["diff"] = first_difference(ours_m, snmt_m)
+        t["n_ours"], t["n_snmt"] = len(ours_m), len(snmt_m)
+        del trace, codes
+        log(f"big: {n:,} merges, memory (tracemalloc, then whole-process RSS in fresh processes)")
+        t["mem_ours"] = traced_peak(run_ours, big, n) / 2**20
+        # subword-nmt's input, an io.StringIO, made before tracing as our input str is: its
+        # buffer holds 4 bytes a character, which would count against subword-nmt otherwise
+        infile = io.StringIO(joined)
+        t["mem_snmt"] = traced_peak(run_snmt_stream, infile, n) / 2**20
+        del infile
+        t["rss"] = {w: whole_rss(w, "big", n) for w in ("ours", "snmt")}
+        rows.append(t)
+    return {"rows": rows, "repeat": repeat, "load": (load, os.getloadavg()[0])}
+
+
+def report_big(res: dict, stats: dict) -> tuple[list, list, str]:
+    """(Targets rows, console tables, Markdown section) of ``bench_big``'s result."""
+    checks, rows_md = [], []
+    for t in res["rows"]:
+        n = t["n"]
+        mo, ms = med(t["ours"]), med(t["snmt"])
+        ratio, mratio = mo / ms, t["mem_ours"] / t["mem_snmt"]
+        ro, rs = (peak_mib(t["rss"][w]) for w in ("ours", "snmt"))
+        rratio = ro / rs if ro is not None and rs is not None else None
+        rows_md.append([f"{n:,}", fmt_s(mo), fmt_s(ms), f"{ratio:.2f}", fmt_mib(t["mem_ours"]),
+                        fmt_mib(t["mem_snmt"]), f"{mratio:.2f}", fmt_mib(ro), fmt_mib(rs),
+                        "n/a" if rratio is None else f"{rratio:.2f}", f"{t['n_ours']:,} / {t['n_snmt']:,}",
+                        "yes" if t["diff"] is None else f"no ({t['diff']})"])
+        checks.append([f"bigger corpus: training time ours / subword-nmt at {n:,} merges",
+                       f"≤ {TARGETS['big_train_ratio']}", f"{ratio:.2f}", verdict(ratio <= TARGETS["big_train_ratio"])])
+        checks.append([f"bigger corpus: whole-process peak RSS ours / subword-nmt at {n:,} merges",
+                       f"≤ {TARGETS['rss_ratio']}", "n/a" if rratio is None else f"{rratio:.2f}",
+                       verdict(None if rratio is None else rratio <= TARGETS["rss_ratio"])])
+        checks.append([f"bigger corpus: tracemalloc peak ours / subword-nmt at {n:,} merges",
+                       f"≤ {TARGETS['memory_ratio']}", f"{mratio:.2f}", verdict(mratio <= TARGETS["memory_ratio"])])
+        checks.append([f"bigger corpus: same merges as subword-nmt at {n:,} merges", "yes",
+                       "yes" if t["diff"] is None else "no", verdict(t["diff"] is None)])
+    table = md_table(["merges", "ours s", "subword-nmt s", "ours / subword-nmt", "ours tracemalloc peak MiB",
+                      "subword-nmt tracemalloc peak MiB", "ours / subword-nmt", "ours peak RSS MiB",
+                      "subword-nmt peak RSS MiB", "ours / subword-nmt", "merges made (ours / snmt)",
+                      "same merges as subword-nmt"], rows_md)
+    md = f"""## Bigger corpus
+
+{table}
+
+A corpus generated by this benchmark (`make_big_corpus`, seed {BIG_SEED}; nothing downloaded,
+nothing stored), the same on every run and machine: {stats["bytes"]:,} bytes of UTF-8
+({stats["chars"]:,} characters, a {stats["str_mib"]:.1f} MiB `str` in memory), {stats["distinct"]:,} distinct
+words, {stats["running"]:,} running words, {stats["lines"]:,} lines (sha256 {stats["sha256"]}…).
+Its words are drawn from an order-{BIG_ORDER} character model of the documentation text's words
+until {BIG_TYPES:,} distinct ones (at most {BIG_MAX_LEN} characters), ranked in the order first drawn;
+the word of rank r occurs max(1, round(c / r^{BIG_ZIPF:g})) times (Zipf), shuffled into lines of
+{BIG_LINE_WORDS[0]} to {BIG_LINE_WORDS[1]} words. Generated in {stats["gen_s"]:.1f} s.
+
+Times are medians of {res["repeat"]} run(s), ours then subword-nmt within each repeat: ours
+`train_bpe(text, N, preset="subword-nmt")`, subword-nmt `learn_bpe` in-process on the same lines
+through `io.StringIO`, `min_frequency=2`, stderr silenced. tracemalloc peak: Python allocations
+only, the peak while training with the result kept alive, one run each; the inputs are made
+before tracing starts (our `str`; subword-nmt's `io.StringIO`, whose buffer holds 4 bytes a
+character, {4 * stats["chars"] / 2**20:.0f} MiB here; the Memory section on the documentation
+text traces it with subword-nmt). Peak RSS: the whole
+fresh process's peak resident set (interpreter, import, input and training; one process each),
+measured as described under "Whole-process peak RSS".
+
+Load average (1 min) {res["load"][0]:.2f} before this section, {res["load"][1]:.2f} after.
+"""
+    return checks, [("Bigger corpus", table)], md
+
+
+# -- whole-process peak RSS -----------------------------------------------------------------------
+# Run with ``python -c`` so the child imports nothing but its competitor (this file imports
+# bpe_viz, which subword-nmt's child must not pay for). argv: competitor, checkout, corpus file,
+# merges. Prints the peak resident set (KiB) at start, after the import, at the end, and the
+# number of merges made.
+_WHOLE_RSS_CHILD = r"""
+import sys
+
+def hwm():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+which, root, path, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+start = hwm()
+if which == "ours":
+    sys.path.insert(0, root)
+    from bpe_viz import train_bpe
+    imported = hwm()
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    trace = train_bpe(text, n, preset="subword-nmt")
+    made = len(trace.merges)
+else:
+    import io
+    from subword_nmt.learn_bpe import learn_bpe
+    imported = hwm()
+    codes = io.StringIO()
+    with open(path, encoding="utf-8") as f:
+        learn_bpe(f, codes, n, min_frequency=2)
+    made = sum(1 for line in codes.getvalue().splitlines() if line and not line.startswith("#version"))
+print(start, imported, hwm(), made)
+"""
+
+
+class WholeRss:
+    """Whole-process peak RSS of a fresh process training on a corpus file, memoized by
+    (competitor, corpus name, merges), so sections share a measurement."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.files: dict[str, Path] = {}
+        self.cache: dict[tuple, dict | None] = {}
+
+    def add(self, name: str, text: str) -> None:
+        """The corpus both competitors read: the normalized lines, UTF-8."""
+        path = self.folder / f"{name}.txt"
+        path.write_text("\n".join(snmt_lines(text)) + "\n", encoding="utf-8")
+        self.files[name] = path
+
+    def __call__(self, which: str, name: str, n: int) -> dict | None:
+        key = (which, name, n)
+        if key not in self.cache:
+            cmd = [sys.executable, "-c", _WHOLE_RSS_CHILD, which, str(ROOT), str(self.files[name]), str(n)]
+            try:
+                out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=RSS_TIMEOUT,
+                                     cwd=self.folder).stdout
+                start, imported, peak, made = map(int, out.strip().splitlines()[-1].split())
+                self.cache[key] = {"start": start / 1024, "imported": imported / 1024, "peak": peak / 1024,
+                                   "made": made}
+            except Exception as exc:  # report, don't die
+                print(f"  whole-process rss {which} {name} N={n} failed: {exc}", file=sys.stderr)
+                self.cache[key] = None
+        return self.cache[key]
+
+
+def peak_mib(r: dict | None) -> float | None:
+    return None if r is None else r["peak"]
+
+
+def bench_rss(whole_rss, log) -> dict:
+    """Whole-process peak RSS, ours vs subword-nmt: documentation text at RSS_DOCS_MERGES, the
+    bigger corpus at its largest merge count."""
+    load = os.getloadavg()[0]
+    rows = []
+    for name, n in (("docs", RSS_DOCS_MERGES), ("big", BIG_MERGES[-1])):
+        log(f"rss: {name}, {n:,} merges, a fresh process each")
+        rows.append((name, n, {w: whole_rss(w, name, n) for w in ("ours", "snmt")}))
+    return {"rows": rows, "load": (load, os.getloadavg()[0])}
+
+
+def report_rss(res: dict) -> tuple[list, list, str]:
+    """(Targets rows, console tables, Markdown section) of ``bench_rss``'s result."""
+    labels = {"docs": "documentation text", "big": "bigger corpus"}
+    checks, rows_md = [], []
+    for name, n, r in res["rows"]:
+        o, s = r["ours"], r["snmt"]
+        ratio = o["peak"] / s["peak"] if o and s else None
+
+        def cell(x, key):
+            return "n/a" if x is None else (f"{x[key]:,}" if key == "made" else fmt_mib(x[key]))
+
+        rows_md.append([labels[name], f"{n:,}", cell(o, "peak"), cell(s, "peak"),
+                        "n/a" if ratio is None else f"{ratio:.2f}",
+                        f"{cell(o, 'imported')} / {cell(s, 'imported')}", f"{cell(o, 'start')} / {cell(s, 'start')}",
+                        f"{cell(o, 'made')} / {cell(s, 'made')}"])
+        checks.append([f"whole-process peak RSS ours / subword-nmt, {labels[name]}, {n:,} merges",
+                       f"≤ {TARGETS['rss_ratio']}", "n/a" if ratio is None else f"{ratio:.2f}",
+                       verdict(None if ratio is None else ratio <= TARGETS["rss_ratio"])])
+    table = md_table(["corpus", "merges", "ours peak RSS MiB", "subword-nmt peak RSS MiB", "ours / subword-nmt",
+                      "after import MiB (ours / snmt)", "at start MiB (ours / snmt)", "merges made (ours / snmt)"],
+                     rows_md)
+    md = f"""## Whole-process peak RSS
+
+{table}
+
+The peak resident set (`VmHWM` of `/proc/self/status`) of a whole fresh process, measured at its
+end: the interpreter, the imports, the input and the training, with the result still alive. Each
+is `python -c` with a short script (`_WHOLE_RSS_CHILD` in this benchmark) that imports only what
+its competitor needs: ours `from bpe_viz import train_bpe`, reads the corpus file whole and runs
+`train_bpe(text, N, preset="subword-nmt")` (min frequency 2), keeping the trace; subword-nmt
+`from subword_nmt.learn_bpe import learn_bpe` and runs `learn_bpe(file, io.StringIO(), N,
+min_frequency=2)`, which reads the open file line by line, as its command line does. Both read
+the same file: the corpus's normalized lines (single spaces, no empty lines), UTF-8. "at start"
+is the bare interpreter (the same for both), "after import" adds the competitor's import. One
+process per figure (the peak varies little from run to run). Unlike the RSS growth in the
+Memory section, nothing is subtracted.
+
+Load average (1 min) {res["load"][0]:.2f} before this section, {res["load"][1]:.2f} after.
+"""
+    return checks, [("Whole-process peak RSS", table)], md
+
+
 # -- the training stepper's slider ------------------------------------------------------------
 def pctl(xs, q: float):
     """Nearest-rank percentile (q in 0..1) of a non-empty list."""
@@ -223,7 +675,7 @@ def bench_slider(text: str, log, all_charts: bool = False) -> dict:
     import matplotlib
 
     matplotlib.use("Agg")
-    from bpe_viz.explorers import MergeExplorer
+    from bpe_viz.widgets import MergeExplorer
 
     trace = train_bpe(text, SLIDER_MERGES, preset="subword-nmt")
     gc.collect()
@@ -259,7 +711,7 @@ def bench_slider(text: str, log, all_charts: bool = False) -> dict:
     log(f"slider: {SLIDER_SAMPLES} consecutive steps from {start}, chart={default_chart!r}")
     rows.append(("consecutive (Play)", default_chart, True,
                  measure(default_chart, list(range(start, start + SLIDER_SAMPLES)))))
-    from bpe_viz.explorers import CHART_CHOICES
+    from bpe_viz.widgets.common import CHART_CHOICES
 
     for _label, chart in CHART_CHOICES:
         if chart != default_chart and (all_charts or chart == "none"):
@@ -412,39 +864,12 @@ def ours_as_snmt(enc) -> list[str]:
 
 
 # -- the run ------------------------------------------------------------------------------------
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--merges", type=int, nargs="+", default=None,
-                    help="merge counts to train (default 1000 5000 10000; --quick: 1000 10000)")
-    ap.add_argument("--repeat", type=int, default=None, help="runs per timing (default 3; --quick: 1)")
-    ap.add_argument("--quick", action="store_true", help="--merges 1000 10000 --repeat 1")
-    ap.add_argument("--notebooks", default="notebooks", help="folder whose *.ipynb are executed")
-    ap.add_argument("--all-charts", action="store_true",
-                    help="time the slider step with every chart, not only the default and none")
-    ap.add_argument("--out", default="docs/benchmarks.md")
-    ap.add_argument("--_rss", nargs=2, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    if args._rss:
-        _rss_child(args._rss[0], int(args._rss[1]))
-        return 0
-    if args.merges is None:
-        args.merges = [1000, 10000] if args.quick else [1000, 5000, 10000]
-    if args.repeat is None:
-        args.repeat = 1 if args.quick else 3
-
-    command = (f"python benchmarks/bench.py --merges {' '.join(map(str, args.merges))} "
-               f"--repeat {args.repeat} --notebooks {args.notebooks} --out {args.out}"
-               + (" --all-charts" if args.all_charts else ""))
-    started = time.perf_counter()
-    load_start = os.getloadavg()
-    log = lambda *a: print(*a, file=sys.stderr, flush=True)  # noqa: E731
-
-    text = load_text()
+def bench_suite(text: str, args, log) -> tuple[list, list, str]:
+    """The benchmark on the documentation text: training, memory, snapshot access, encoding, the
+    slider step and the notebooks. Returns (Targets rows, console tables, Markdown sections)."""
     lines = snmt_lines(text)
     joined = "\n".join(lines) + "\n"
     alphabet = hf_initial_alphabet(lines)
-    n_words = sum(len(line.split()) for line in lines)
-    log(f"corpus: {len(text):,} characters, {n_words:,} words, {len(lines):,} non-empty lines")
 
     # warm up imports and caches once, untimed
     run_ours(text, 10)
@@ -545,8 +970,6 @@ def main(argv=None) -> int:
     notebooks = bench_notebooks(nb_dir, log)
     notebooks["load"] = (load_nb, os.getloadavg()[0])
 
-    elapsed = time.perf_counter() - started
-
     # -- report -------------------------------------------------------------------------------
     rows_t, rows_m, checks = [], [], []
     for n in ns:
@@ -624,49 +1047,10 @@ def main(argv=None) -> int:
         checks.append(["notebooks executed headless", f"≤ {TARGETS['notebook_s']:.0f} s each",
                        notebooks["skipped"], "n/a"])
 
-    t_checks = md_table(["target", "wanted", "measured", ""], checks)
-
-    print()
-    for title, table in (("Training", t_train), ("Memory", t_mem), ("Snapshot access (cold)", t_snap),
-                         (f"Encoding the whole text ({n_big:,} merges)", t_enc),
-                         (f"Slider step ({slider['merges']:,}-merge trace)", t_slider),
-                         ("Notebook run time", t_nb), ("Targets", t_checks)):
-        print(f"## {title}\n{table}\n")
-    print(f"total benchmark time: {elapsed:.0f} s")
-
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    report = f"""# Benchmarks
-
-How fast `bpe_viz` trains, remembers and encodes, next to the reference implementations.
-Generated by `benchmarks/bench.py`; rerun with `make bench` or:
-
-```
-{command}
-```
-
-## Machine
-
-| | |
-|---|---|
-| date | {now} |
-| CPU | {cpu_model()} ({os.cpu_count()} logical CPUs) |
-| Python | {platform.python_implementation()} {platform.python_version()} on {platform.platform()} |
-| bpe-viz | {version_of("bpe-viz")}, git {git_rev()} |
-| subword-nmt | {version_of("subword-nmt")} |
-| tokenizers | {version_of("tokenizers")} |
-| benchmark run time | {elapsed:.0f} s |
-| load average (1 min) at start / end | {load_start[0]:.2f} / {os.getloadavg()[0]:.2f} (other work on the machine slows every competitor) |
-
-Corpus: `"\\n".join(pydoc_data.topics.topics.values())`, Python's documentation topics:
-{len(text):,} characters, {n_words:,} words, {len(lines):,} non-empty lines. Times are medians
-of {args.repeat} runs; within each repeat the competitors run one after another, so a noisy
-moment hits all of them. Ratios are ratios of medians.
-
-## Targets
-
-{t_checks}
-
-## Training
+    console = [("Training", t_train), ("Memory", t_mem), ("Snapshot access (cold)", t_snap),
+               (f"Encoding the whole text ({n_big:,} merges)", t_enc),
+               (f"Slider step ({slider['merges']:,}-merge trace)", t_slider), ("Notebook run time", t_nb)]
+    md = f"""## Training
 
 {t_train}
 
@@ -736,6 +1120,154 @@ notebook's row; "kernel CPU s" is the kernel process's own CPU time (user + syst
 `getrusage(RUSAGE_CHILDREN)` once it has exited), which other work on the machine inflates less
 (load average (1 min) {notebooks["load"][0]:.2f} before this section, {notebooks["load"][1]:.2f} after).
 """
+    return checks, console, md
+
+
+def parse_sections(value: str) -> list[str]:
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [v for v in names if v not in SECTIONS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"sections are {', '.join(SECTIONS)}; got {value!r}")
+    return [sec for sec in SECTIONS if sec in names]  # always in the report's order
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--merges", type=int, nargs="+", default=None,
+                    help="merge counts to train (default 1000 5000 10000; --quick: 1000 10000)")
+    ap.add_argument("--repeat", type=int, default=None, help="runs per timing (default 3; --quick: 1)")
+    ap.add_argument("--quick", action="store_true", help="--merges 1000 10000 --repeat 1")
+    ap.add_argument("--notebooks", default="notebooks", help="folder whose *.ipynb are executed")
+    ap.add_argument("--all-charts", action="store_true",
+                    help="time the slider step with every chart, not only the default and none")
+    ap.add_argument("--only", type=parse_sections, default=list(SECTIONS), metavar="SECTIONS",
+                    help=f"comma-separated sections to run, of {','.join(SECTIONS)} (default: all)")
+    ap.add_argument("--long-repeat", type=int, default=None, help="runs per timing in 'long' (default: --repeat)")
+    ap.add_argument("--big-repeat", type=int, default=None, help="runs per timing in 'big' (default: --repeat)")
+    ap.add_argument("--out", default="docs/benchmarks.md")
+    ap.add_argument("--_rss", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args._rss:
+        _rss_child(args._rss[0], int(args._rss[1]))
+        return 0
+    if args.merges is None:
+        args.merges = [1000, 10000] if args.quick else [1000, 5000, 10000]
+    if args.repeat is None:
+        args.repeat = 1 if args.quick else 3
+    sections = args.only
+    long_repeat = args.long_repeat or args.repeat
+    big_repeat = args.big_repeat or args.repeat
+
+    command = " ".join(
+        ["python benchmarks/bench.py"]
+        + ([f"--only {','.join(sections)}"] if sections != list(SECTIONS) else [])
+        + ([f"--merges {' '.join(map(str, args.merges))}"] if "main" in sections else [])
+        + ([f"--repeat {args.repeat}"] if sections != ["rss"] else [])  # rss: one process per figure
+        + ([f"--long-repeat {long_repeat}"] if "long" in sections and long_repeat != args.repeat else [])
+        + ([f"--big-repeat {big_repeat}"] if "big" in sections and big_repeat != args.repeat else [])
+        + ([f"--notebooks {args.notebooks}"] if "main" in sections else [])
+        + [f"--out {args.out}"]
+        + (["--all-charts"] if args.all_charts and "main" in sections else []))
+    started = time.perf_counter()
+    load_start = os.getloadavg()
+    log = lambda *a: print(*a, file=sys.stderr, flush=True)  # noqa: E731
+
+    text = load_text()
+    lines = snmt_lines(text)
+    n_words = sum(len(line.split()) for line in lines)
+    log(f"corpus: {len(text):,} characters, {n_words:,} words, {len(lines):,} non-empty lines")
+
+    checks, console, mds = [], [], []  # Targets rows, printed tables, Markdown sections
+    big_note = ""
+    if "main" in sections:
+        ch, co, md = bench_suite(text, args, log)
+        checks += ch
+        console += co
+        mds.append(md)
+        gc.collect()
+    if "long" in sections:
+        ch, co, md = report_long(bench_long(text, long_repeat, log))
+        checks += ch
+        console += co
+        mds.append(md)
+        gc.collect()
+    if "big" in sections or "rss" in sections:
+        with tempfile.TemporaryDirectory(prefix="bpe-bench-") as tmp:
+            whole_rss = WholeRss(Path(tmp))
+            t0 = time.perf_counter()
+            big = make_big_corpus(text)
+            stats = corpus_stats(big)
+            stats["gen_s"] = time.perf_counter() - t0
+            log(f"bigger corpus: {stats['bytes']:,} bytes, {stats['distinct']:,} distinct words, "
+                f"{stats['running']:,} running words, {stats['lines']:,} lines, sha256 {stats['sha256']}, "
+                f"generated in {stats['gen_s']:.1f} s")
+            big_note = (f" The bigger corpus, generated by this benchmark (`make_big_corpus`, seed {BIG_SEED}):"
+                        f" {stats['bytes']:,} bytes of UTF-8, {stats['distinct']:,} distinct words,"
+                        f" {stats['running']:,} running words, {stats['lines']:,} lines"
+                        f" (sha256 {stats['sha256']}…).")
+            whole_rss.add("docs", text)
+            whole_rss.add("big", big)
+            if "big" in sections:
+                ch, co, md = report_big(bench_big(big, big_repeat, log, whole_rss), stats)
+                checks += ch
+                console += co
+                mds.append(md)
+            if "rss" in sections:
+                del big  # the children read it from the file; this process needs it no more
+                gc.collect()
+                ch, co, md = report_rss(bench_rss(whole_rss, log))
+                checks += ch
+                console += co
+                mds.append(md)
+
+    elapsed = time.perf_counter() - started
+    t_checks = md_table(["target", "wanted", "measured", ""], checks)
+
+    print()
+    for title, table in console + [("Targets", t_checks)]:
+        print(f"## {title}\n{table}\n")
+    print(f"total benchmark time: {elapsed:.0f} s")
+
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    uniform = "main" in sections and all(r == args.repeat for sec, r in (("long", long_repeat), ("big", big_repeat))
+                                          if sec in sections)
+    repeats = (f"Times are medians of {args.repeat} runs" if uniform
+               else "Times are medians of repeated runs (each section says how many)")
+    corpus_par = textwrap.fill(
+        f'Corpus: `"\\n".join(pydoc_data.topics.topics.values())`, Python\'s documentation topics:'
+        f" {len(text):,} characters, {n_words:,} words, {len(lines):,} non-empty lines.{big_note}"
+        f" {repeats}; within each repeat the competitors run one after another, so a noisy moment"
+        " hits all of them. Ratios are ratios of medians.", width=96, break_on_hyphens=False)
+    report = f"""# Benchmarks
+
+How fast `bpe_viz` trains, remembers and encodes, next to the reference implementations.
+Generated by `benchmarks/bench.py`; rerun with `make bench` or:
+
+```
+{command}
+```
+
+## Machine
+
+| | |
+|---|---|
+| date | {now} |
+| CPU | {cpu_model()} ({os.cpu_count()} logical CPUs) |
+| Python | {platform.python_implementation()} {platform.python_version()} on {platform.platform()} |
+| bpe-viz | {version_of("bpe-viz")}, git {git_rev()} |
+| subword-nmt | {version_of("subword-nmt")} |
+| tokenizers | {version_of("tokenizers")} |
+| benchmark run time | {elapsed:.0f} s |
+| load average (1 min) at start / end | {load_start[0]:.2f} / {os.getloadavg()[0]:.2f} (other work on the machine slows every competitor) |
+
+{corpus_par}
+
+## Targets
+
+{t_checks}
+
+"""
+    report += "\n".join(mds)
     out = Path(args.out)
     if not out.is_absolute():
         out = ROOT / out

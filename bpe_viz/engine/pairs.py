@@ -113,22 +113,24 @@ class PairIndex:
         where: dict = {}
         first: dict = {}
         long_limit = self.LONG
+        counts_get, where_get = counts.get, where.get
         for w, syms in enumerate(self.seg):
             f = freqs[w]
             is_long = len(syms) > long_limit
             if is_long:
                 self.long[w] = _Long(syms)
-            off = 0
-            for i in range(len(syms) - 1):
-                p = (syms[i], syms[i + 1])
-                counts[p] = counts.get(p, 0) + f
-                ws = where.get(p)
+            if track_first:
+                offs = range(len(syms) - 1) if is_long else pair_offsets(syms, size)
+                for p, off in zip(zip(syms, syms[1:]), offs):
+                    if p not in first:
+                        first[p] = (w, off)
+            for p in zip(syms, syms[1:]):
+                counts[p] = counts_get(p, 0) + f
+                ws = where_get(p)
                 if ws is None:
                     where[p] = {w}
-                    first[p] = (w, i if is_long else off)
                 else:
                     ws.add(w)
-                off += size(syms[i])
         self.counts, self.where = counts, where
         self.first = first if track_first else None
 
@@ -180,6 +182,7 @@ class PairIndex:
         occ_total = 0
         work = 0
         a, b = pair
+        dd_get, where_get = dd.get, where.get
         for w in ws:
             f = freqs[w]
             lw = long.get(w)
@@ -192,52 +195,65 @@ class PairIndex:
                     work += 2 * len(at.left)
                 continue
             old = seg[w]
-            out = []
+            # left to right, non-overlapping; tuple.index and slicing run in C, and a word
+            # usually has one occurrence. subtle: (a, a) on "a a a" -> "aa a"
             at = []  # where, in old, each merged occurrence starts
-            i = 0
+            new = old
+            j = 0
+            while True:
+                try:
+                    j = new.index(a, j)
+                except ValueError:
+                    break
+                if j + 1 < len(new) and new[j + 1] == b:
+                    at.append(j + len(at))  # each earlier merge shifted this one left by one
+                    new = new[:j] + (tok,) + new[j + 2:]
+                j += 1
             n = len(old)
             last = n - 1
-            while i < n:  # symbols.merge_symbols, inlined: this loop is the hot path
-                # subtle: left to right, non-overlapping: (a, a) on "a a a" -> "aa a"
-                if i < last and old[i] == a and old[i + 1] == b:
-                    at.append(i)
-                    out.append(tok)
-                    i += 2
-                else:
-                    out.append(old[i])
-                    i += 1
             if not at:
                 continue  # the index may name a word that no longer has the pair
-            new = tuple(out)
             # Only pairs next to a merge change: "X A B Y", merge "A B": (X, A), (A, B), (B, Y)
             # leave; (X, AB), (AB, Y) arrive. In the new word the k-th merge sits at at[k] - k.
-            gone = {k for i in at for k in (i - 1, i, i + 1)}
-            came = {k for j, i in enumerate(at) for k in (i - j - 1, i - j)}
+            if len(at) == 1:  # the usual case: one occurrence, no overlaps to remove
+                i = at[0]
+                gone = (i - 1, i, i + 1)
+                came = (i - 1, i)
+            else:
+                gone = {k for i in at for k in (i - 1, i, i + 1)}
+                came = {k for j, i in enumerate(at) for k in (i - j - 1, i - j)}
             m = len(new) - 1
             if first_rule:
                 off_old, off_new = pair_offsets(old, size), pair_offsets(new, size)
-            newpairs = set(zip(new, new[1:]))
+            # a pair that left may still occur elsewhere in the word; it can only if both of its
+            # symbols are still there (usually a or b is not: no set of the new pairs needed)
+            newpairs = None
             for k in gone:
                 if 0 <= k < last:
                     p = (old[k], old[k + 1])
-                    dd[p] = dd.get(p, 0) - f
+                    dd[p] = dd_get(p, 0) - f
                     if first_rule and first.get(p) == (w, off_old[k]):
                         dirty.add(p)
-                    if p not in newpairs:
-                        s_ = where.get(p)
-                        if s_ is not None:
-                            s_.discard(w)
+                    x, y = p
+                    if x in new and y in new:
+                        if newpairs is None:
+                            newpairs = set(zip(new, new[1:]))
+                        if p in newpairs:
+                            continue
+                    s_ = where_get(p)
+                    if s_ is not None:
+                        s_.discard(w)
             for k in came:
                 if 0 <= k < m:
                     p = (new[k], new[k + 1])
-                    dd[p] = dd.get(p, 0) + f
+                    dd[p] = dd_get(p, 0) + f
                     if first_rule:
                         key = (w, off_new[k])
                         cur = first.get(p)
                         if cur is None or key < cur:
                             first[p] = key
                             moved.add(p)
-                    s_ = where.get(p)
+                    s_ = where_get(p)
                     if s_ is None:
                         where[p] = {w}
                     else:
