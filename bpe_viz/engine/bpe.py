@@ -214,7 +214,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
             return (-c, first[p], p)
     else:
         def entry(p, c):
-            return (-c, key(p), p)
+            return (-c, key(p, None), p)
 
     heap = [entry(p, c) for p, c in counts.items()]
     heapq.heapify(heap)

@@ -17,6 +17,7 @@ Example::
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -122,10 +123,8 @@ def word_counts(corpus, normalization: str | None = None, argname: str = "corpus
     if isinstance(corpus, WordCounts):
         pairs = list(corpus.items())
     elif isinstance(corpus, str):
-        counts: dict[str, int] = {}
-        for w in get_pre_tokenizer(pre_tokenizer).words(normalize(corpus, normalization)):
-            counts[w] = counts.get(w, 0) + 1
-        return WordCounts(tuple(counts), tuple(counts.values()))
+        counts = Counter(get_pre_tokenizer(pre_tokenizer).words(normalize(corpus, normalization)))
+        return WordCounts(tuple(counts), tuple(counts.values()))  # Counter keeps first-seen order
     elif isinstance(corpus, (bytes, bytearray)):
         raise TypeError(
             f"{argname} must be text (str), an iterable of words or a mapping word -> count; "

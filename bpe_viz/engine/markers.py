@@ -31,6 +31,8 @@ Example::
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 __all__ = ["Marker", "NoMarker", "EndOfWord", "ContinuingPrefix", "marker_from"]
 
 
@@ -133,7 +135,7 @@ class EndOfWord(Marker):
         if not units:
             return ()
         if self.glued:
-            return (*units[:-1], units[-1] + m)
+            return (*units[:-1], _glue(units[-1], m))
         return (*units, m)
 
     def body(self, symbol, m, first):
@@ -225,6 +227,13 @@ class ContinuingPrefix(Marker):
 
     def describe(self):
         return f'continuation prefix "{self.text}"'
+
+
+@lru_cache(maxsize=8192)
+def _glue(unit: str, m: str) -> str:
+    # one string object per glued symbol ("w</w>"), not one per word: less memory, and the
+    # trainer's comparisons of equal symbols stop at the identity check
+    return unit + m
 
 
 def marker_from(end_of_word: str | None = None, attach_end_of_word: bool = False, prefix: str | None = None) -> Marker:
