@@ -74,6 +74,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from bpe_viz import train_bpe  # noqa: E402
+from bpe_viz.engine.reference import recount_bpe as _recount_bpe  # noqa: E402
 
 try:  # written concurrently with this benchmark: report "not available" until it exists
     from bpe_viz import encode as _bpe_encode  # noqa: E402
@@ -261,35 +262,9 @@ def run_ours_long(seq: str, n: int):
 
 
 def recount_bpe(symbols, num_merges: int) -> list[tuple[tuple[str, str], int]]:
-    """minbpe's ``BasicTokenizer.train``, literally, on strings; returns [(pair, count)].
-
-    Each step recounts every adjacent pair of the whole sequence into a fresh dict (in order),
-    takes ``max`` by count (the first pair met among equals, as ``tie_break="first"``), and
-    merges it left to right, non-overlapping. The tokens are the merged strings rather than
-    minbpe's integer ids, so a token made by two different merges is one token, as in ours."""
-    ids = list(symbols)
-    merges = []
-    for _ in range(num_merges):
-        stats: dict = {}
-        for pair in zip(ids, ids[1:]):
-            stats[pair] = stats.get(pair, 0) + 1
-        if not stats:
-            break
-        pair = max(stats, key=stats.get)
-        a, b = pair
-        tok = a + b
-        out = []
-        i, n = 0, len(ids)
-        while i < n:
-            if i < n - 1 and ids[i] == a and ids[i + 1] == b:
-                out.append(tok)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids = out
-        merges.append((pair, stats[pair]))
-    return merges
+    """minbpe's ``BasicTokenizer.train``, literally (``bpe_viz.engine.reference.recount_bpe``):
+    every step recounts every pair of the whole sequence; returns [(pair, count)]."""
+    return _recount_bpe(symbols, num_merges)[0]
 
 
 def first_difference(ours: list, theirs: list) -> str | None:

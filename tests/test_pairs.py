@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from bpe_viz import train_bpe, train_wordpiece
 from bpe_viz.engine.pairs import MergeAt, PairIndex
 from bpe_viz.engine.recorder import History
-from bpe_viz.engine.reference import reference_bpe
+from bpe_viz.engine.reference import recount_bpe, reference_bpe
 
 from test_bpe_properties import cases
 
@@ -71,46 +71,14 @@ def test_wordpiece_with_long_words_is_unchanged(case):
         assert [s.segmentation for s in linked] == [s.segmentation for s in plain]
 
 
-def merge_pair(ids: list, pair: tuple) -> list:
-    """Left to right, non-overlapping, as minbpe's ``merge``."""
-    a, b = pair
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
-            out.append(a + b)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
-
-
-def recount_loop(ids: list, num_merges: int) -> tuple[list, list]:
-    """minbpe's BasicTokenizer.train, on symbols instead of byte ids: recount every pair, merge
-    the most frequent (``max`` returns the first met among equals), repeat. Returns the merges
-    with their counts, and the symbols after each merge."""
-    merges, states = [], [list(ids)]
-    for _ in range(num_merges):
-        stats: dict = {}
-        for pair in zip(ids, ids[1:]):
-            stats[pair] = stats.get(pair, 0) + 1
-        if not stats:
-            break
-        pair = max(stats, key=stats.get)
-        merges.append((pair, stats[pair]))
-        ids = merge_pair(ids, pair)
-        states.append(ids)
-    return merges, states
-
-
 def test_one_long_sequence_equals_minbpes_recount_loop(docs_text):
     seq = "_".join(docs_text[:12_000].split())
     trace = train_bpe([seq], 60, preset="hf-course", min_frequency=1)
-    merges, states = recount_loop(list(seq), 60)
+    merges, _ = recount_bpe(seq, 60)
     assert [(m.pair, m.count) for m in trace.merges] == merges
     # every step rebuilt from the history equals the recount loop's state after that many merges
     for k in (60, 37, 25, 1, 0):
-        assert trace[k].segmentation[seq] == tuple(states[k]), k
+        assert trace[k].segmentation[seq] == tuple(recount_bpe(seq, k)[1]), k
     # the history keeps the positions each merge changed, not a copy of the sequence per merge
     entries = trace._history._chg_syms
     assert entries and all(isinstance(s, MergeAt) for s in entries)
@@ -122,6 +90,6 @@ def test_the_classic_compression_example():
     BasicTokenizer gives these merges; see shared/fixtures/external/minbpe)."""
     with patched(PairIndex, LONG=0):
         trace = train_bpe(["aaabdaaabac"], 3, preset="hf-course", min_frequency=1)
-    assert [(m.pair, m.count) for m in trace.merges] == recount_loop(list("aaabdaaabac"), 3)[0]
+    assert [(m.pair, m.count) for m in trace.merges] == recount_bpe("aaabdaaabac", 3)[0]
     assert [m.token for m in trace.merges] == ["aa", "aaa", "aaab"]
     assert trace[-1].segmentation["aaabdaaabac"] == ("aaab", "d", "aaab", "a", "c")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from .alphabet import bytes_to_symbols
 
-__all__ = ["MARKER", "RefResult", "reference_bpe", "ref_word_counts", "show", "initial_atoms"]
+__all__ = ["MARKER", "RefResult", "reference_bpe", "recount_bpe", "ref_word_counts", "show", "initial_atoms"]
 
 
 class _Marker:
@@ -190,3 +190,42 @@ def reference_bpe(
         stats = count_pairs(seg, counts)
         record(stats)
     return res
+
+
+def recount_bpe(symbols, num_merges: int) -> tuple[list, list]:
+    """minbpe's ``BasicTokenizer.train``, literally, on one sequence of strings: each step
+    recounts every adjacent pair into a fresh dict (in order), takes ``max`` by count (the first
+    pair met among equals, as ``tie_break="first"``) and merges it left to right,
+    non-overlapping. Returns ``([(pair, count), ...], the symbols after the last merge)``.
+
+    The tokens are the merged strings rather than minbpe's integer ids, so a token made by two
+    different merges is one token, as in the engine. The tests and the benchmark compare the
+    engine's one-long-word training against it.
+
+    Example (Gage 1994, as minbpe's tests use it)::
+
+        >>> merges, final = recount_bpe("aaabdaaabac", 3)
+        >>> [a + b for (a, b), _ in merges], final
+        (['aa', 'aaa', 'aaab'], ['aaab', 'd', 'aaab', 'a', 'c'])
+    """
+    ids = list(symbols)
+    merges = []
+    for _ in range(num_merges):
+        stats: dict = {}
+        for pair in zip(ids, ids[1:]):
+            stats[pair] = stats.get(pair, 0) + 1
+        if not stats:
+            break
+        pair = max(stats, key=stats.get)
+        a, b = pair
+        out, i, n = [], 0, len(ids)
+        while i < n:
+            if i < n - 1 and ids[i] == a and ids[i + 1] == b:
+                out.append(a + b)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
+        merges.append((pair, stats[pair]))
+    return merges, ids
