@@ -28,7 +28,8 @@ from .model import Model, register
 from .pairs import PairIndex
 from .ranking import TIE_BREAKS, best_pair
 from .recorder import Recorder
-from .training import UNSET as _UNSET, Training, check_num_merges, prepare, resolve_convention
+from .training import (UNSET as _UNSET, Training, check_num_merges, check_vocab_size, merges_for, prepare,
+                       resolve_convention)
 from .trace import Merge, Trace
 
 __all__ = ["train_bpe", "iter_bpe", "replay_bpe", "best_pair", "PRESETS", "PRESET_TITLES", "TIE_BREAKS", "Training", "BPE"]
@@ -45,6 +46,16 @@ PRESETS: dict[str, dict] = {
     "slp3": dict(end_of_word="_", attach_end_of_word=False, tie_break="first"),
     # Hugging Face NLP course, chapter 6: no end-of-word marker, first pair met.
     "hf-course": dict(end_of_word=None, attach_end_of_word=False, tie_break="first"),
+    # Stanford CS336 assignment 1 (train_bpe): split out "<|endoftext|>", the GPT-2 pattern, all
+    # 256 bytes from the start; ids: specials, the bytes in byte order, merges; ties: the
+    # greater pair of byte strings; every pair counts (min_frequency 1).
+    "cs336": dict(end_of_word=None, byte_level=True, initial_alphabet="bytes", pre_tokenizer="gpt2",
+                  special_tokens=("<|endoftext|>",), tie_break="bytes", min_frequency=1,
+                  id_layout="specials-first"),
+    # Karpathy's minbpe RegexTokenizer: the GPT-4 pattern, ids = byte values then merges from
+    # 256 (specials registered after), ties to the first pair met, min_frequency 1.
+    "minbpe": dict(end_of_word=None, byte_level=True, initial_alphabet="bytes", pre_tokenizer="gpt4",
+                   tie_break="first", min_frequency=1, id_layout="specials-last"),
 }
 
 #: A short title for each preset (the explorers' dropdown shows these).
@@ -53,6 +64,8 @@ PRESET_TITLES: dict[str, str] = {
     "subword-nmt": "subword-nmt: </w> glued to the last letter",
     "slp3": "Jurafsky & Martin (SLP3): _ marks the end",
     "hf-course": "Hugging Face course: no end marker",
+    "cs336": "Stanford CS336: GPT-2 pattern, 256 bytes, <|endoftext|>",
+    "minbpe": "minbpe: GPT-4 pattern, 256 bytes, ids = byte values",
 }
 
 
@@ -96,45 +109,35 @@ class BPE(Model):
 register(BPE())
 
 
-def iter_bpe(
-    corpus,
-    num_merges: int = 10,
-    *,
-    end_of_word=_UNSET,
-    attach_end_of_word=_UNSET,
-    tie_break=_UNSET,
-    min_frequency=_UNSET,
-    preset: str | None = None,
-    byte_level=_UNSET,
-    normalization=_UNSET,
-    pre_tokenizer=_UNSET,
-) -> Training:
+#: the convention keywords train_bpe takes (the ones a preset may set)
+CONVENTION_KEYWORDS = ("end_of_word", "attach_end_of_word", "tie_break", "min_frequency", "byte_level",
+                       "normalization", "pre_tokenizer", "special_tokens", "initial_alphabet")
+
+
+def iter_bpe(corpus, num_merges=_UNSET, *, vocab_size=None, preset: str | None = None, **convention) -> Training:
     """Like :func:`train_bpe`, but returns a :class:`Training` to iterate merge by merge."""
-    num_merges = check_num_merges(num_merges)
-    convention = resolve_convention(
-        preset, PRESETS, {},
-        end_of_word=end_of_word,
-        attach_end_of_word=attach_end_of_word,
-        tie_break=tie_break,
-        min_frequency=min_frequency,
-        byte_level=byte_level,
-        normalization=normalization,
-        pre_tokenizer=pre_tokenizer,
-    )
+    unknown = sorted(set(convention) - set(CONVENTION_KEYWORDS))
+    if unknown:
+        raise TypeError(f"iter_bpe() got unexpected keyword arguments {unknown}; conventions are {list(CONVENTION_KEYWORDS)}")
+    vocab_size = check_vocab_size(vocab_size, num_merges)
+    if vocab_size is None:
+        num_merges = check_num_merges(10 if num_merges is _UNSET else num_merges)
+    conv = resolve_convention(preset, PRESETS, {}, **convention)
     if isinstance(corpus, SymbolCorpus):
         # the pre-split dictionary says where its marker is
-        convention = replace(
-            convention, end_of_word=corpus.end_of_word, attach_end_of_word=corpus.attach_end_of_word
-        )
-    words, counts, initial, marker = prepare(corpus, convention)
-    trace = Trace(words, counts, initial, convention, internal_marker=marker)
+        conv = replace(conv, end_of_word=corpus.end_of_word, attach_end_of_word=corpus.attach_end_of_word)
+    words, counts, initial, marker = prepare(corpus, conv)
+    trace = Trace(words, counts, initial, conv, internal_marker=marker)
+    if vocab_size is not None:
+        num_merges = merges_for(trace, vocab_size)
     return Training(trace, _steps(trace, initial, counts, num_merges), num_merges)
 
 
 def train_bpe(
     corpus,
-    num_merges: int = 10,
+    num_merges: int = _UNSET,
     *,
+    vocab_size: int | None = None,
     end_of_word=_UNSET,
     attach_end_of_word=_UNSET,
     tie_break=_UNSET,
@@ -143,13 +146,16 @@ def train_bpe(
     byte_level=_UNSET,
     normalization=_UNSET,
     pre_tokenizer=_UNSET,
+    special_tokens=_UNSET,
+    initial_alphabet=_UNSET,
     callback: Callable[[Merge], object] | None = None,
 ) -> Trace:
     """Train BPE and keep a snapshot after every merge.
 
-    ``corpus``: raw text (split on whitespace), an iterable of words, a mapping word -> count,
-    or the paper's pre-split dictionary through :func:`bpe_viz.from_symbol_dict`. Corpus order
-    is the order of first appearance.
+    ``corpus``: raw text (cut by the pre-tokenizer), an iterable of words, a mapping word ->
+    count, or the paper's pre-split dictionary through :func:`bpe_viz.from_symbol_dict`. Corpus
+    order is the order of first appearance. ``num_merges`` [10] or ``vocab_size`` (special tokens
+    + alphabet + merges, as CS336 and Hugging Face count it) says how long to train.
 
     Conventions (defaults in brackets; ``preset`` sets several at once, see :data:`PRESETS`):
 
@@ -160,11 +166,15 @@ def train_bpe(
     * ``tie_break`` ["first"]: ``"first"`` takes, of the pairs with the top count, the one met
       first reading the words in order of first appearance, each left to right;
       ``"lexicographic"`` the greatest ``(left, right)`` by code points, as subword-nmt;
+      ``"bytes"`` the greatest as UTF-8 byte strings, as CS336;
     * ``min_frequency`` [2]: stop when the best pair occurs fewer times than this;
     * ``byte_level`` [False]: start from UTF-8 bytes (GPT-2's printable byte symbols);
+    * ``initial_alphabet`` [None]: ``"bytes"`` puts all 256 bytes in the vocabulary from the
+      start, so no text is ever unknown (byte-level only);
+    * ``special_tokens`` [()]: texts cut out before pre-tokenization, never merged, one id each;
     * ``normalization`` [None]: Unicode form applied first ("NFC", "NFD", ...);
-    * ``pre_tokenizer`` ["whitespace"]: how raw text is cut into words: a name, a regular
-      expression or a function (see :mod:`bpe_viz.engine.pretokenize`).
+    * ``pre_tokenizer`` ["whitespace"]: how raw text is cut into words: a name ("whitespace",
+      "gpt2", "gpt4"), a regular expression or a function (see :mod:`bpe_viz.engine.pretokenize`).
 
     ``callback(merge)`` is called after every merge (for a progress bar); :func:`iter_bpe`
     gives the same run as an iterator.
@@ -179,18 +189,11 @@ def train_bpe(
         >>> len(trace), trace.stop_reason
         (11, 'num_merges')
     """
-    run = iter_bpe(
-        corpus,
-        num_merges,
-        end_of_word=end_of_word,
-        attach_end_of_word=attach_end_of_word,
-        tie_break=tie_break,
-        min_frequency=min_frequency,
-        preset=preset,
-        byte_level=byte_level,
-        normalization=normalization,
-        pre_tokenizer=pre_tokenizer,
-    )
+    given = dict(end_of_word=end_of_word, attach_end_of_word=attach_end_of_word, tie_break=tie_break,
+                 min_frequency=min_frequency, byte_level=byte_level, normalization=normalization,
+                 pre_tokenizer=pre_tokenizer, special_tokens=special_tokens, initial_alphabet=initial_alphabet)
+    run = iter_bpe(corpus, num_merges, vocab_size=vocab_size, preset=preset,
+                   **{k: v for k, v in given.items() if v is not _UNSET})
     return run.run(callback)
 
 
@@ -205,7 +208,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
     counts, first = state.counts, state.first
     show = trace._show
     int_keys = any("\U0010ffff" in show(s) for s in trace.base_symbols)
-    key = rule.keyer(show, int_keys)
+    key = rule.keyer(show, int_keys, trace._to_bytes)
 
     # heap entries: (-count, tie key, pair); an entry is stale when the count (or, for a
     # positional rule, the first position) changed since it was pushed
@@ -259,17 +262,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
     rec.finish(reason)
 
 
-def replay_bpe(
-    corpus,
-    merges: Iterable[tuple[str, str]],
-    *,
-    end_of_word=_UNSET,
-    attach_end_of_word=_UNSET,
-    preset: str | None = None,
-    byte_level=_UNSET,
-    normalization=_UNSET,
-    pre_tokenizer=_UNSET,
-) -> Trace:
+def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None = None, **convention) -> Trace:
     """Apply ``merges`` to ``corpus`` in the given order and return the full trace.
 
     A merge whose pair does not occur is still recorded (count 0, nothing changes), so step
@@ -287,10 +280,10 @@ def replay_bpe(
     for i, p in enumerate(merges):
         if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(s, str) and s for s in p)):
             raise TypeError(f"merges: item {i} must be a pair of non-empty str, got {p!r}")
-    conv = resolve_convention(
-        preset, PRESETS, {}, end_of_word=end_of_word, attach_end_of_word=attach_end_of_word,
-        byte_level=byte_level, normalization=normalization, min_frequency=1, pre_tokenizer=pre_tokenizer,
-    )
+    unknown = sorted(set(convention) - set(CONVENTION_KEYWORDS) - {"id_layout"})
+    if unknown:
+        raise TypeError(f"replay_bpe() got unexpected keyword arguments {unknown}")
+    conv = resolve_convention(preset, PRESETS, {}, **{**convention, "min_frequency": 1})
     words, counts, initial, marker = prepare(corpus, conv)
     trace = Trace(words, counts, initial, conv, internal_marker=marker)
     state = PairIndex(initial, counts, False)

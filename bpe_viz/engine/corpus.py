@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .pretokenize import get_pre_tokenizer
+from .pretokenize import get_pre_tokenizer, split_specials
 
 __all__ = [
     "WordCounts",
@@ -106,11 +106,13 @@ def _check_word(word, argname: str) -> str:
     return word
 
 
-def word_counts(corpus, normalization: str | None = None, argname: str = "corpus", pre_tokenizer=None) -> WordCounts:
+def word_counts(corpus, normalization: str | None = None, argname: str = "corpus", pre_tokenizer=None,
+                special_tokens=()) -> WordCounts:
     """Turn raw text, an iterable of words, or a mapping word -> count into :class:`WordCounts`.
 
     Raw text is cut by ``pre_tokenizer`` (default: split on whitespace, ``str.split()``, so words
-    never contain whitespace; see :mod:`~bpe_viz.engine.pretokenize`). Words of an iterable or
+    never contain whitespace; see :mod:`~bpe_viz.engine.pretokenize`), after the
+    ``special_tokens`` are cut out (they are not words). Words of an iterable or
     mapping are taken as they are (they may contain spaces).
 
     Example::
@@ -123,7 +125,16 @@ def word_counts(corpus, normalization: str | None = None, argname: str = "corpus
     if isinstance(corpus, WordCounts):
         pairs = list(corpus.items())
     elif isinstance(corpus, str):
-        counts = Counter(get_pre_tokenizer(pre_tokenizer).words(normalize(corpus, normalization)))
+        words = get_pre_tokenizer(pre_tokenizer).words
+        text = normalize(corpus, normalization)
+        if special_tokens:
+            # special tokens are cut out first and never counted: no word spans across one
+            counts = Counter()
+            for part, special, _ in split_specials(text, special_tokens):
+                if not special:
+                    counts.update(words(part))
+        else:
+            counts = Counter(words(text))
         return WordCounts(tuple(counts), tuple(counts.values()))  # Counter keeps first-seen order
     elif isinstance(corpus, (bytes, bytearray)):
         raise TypeError(

@@ -26,6 +26,7 @@ from functools import cached_property
 
 from .alphabet import BYTE_SET, symbols_to_bytes
 from .corpus import normalize
+from .pretokenize import split_specials
 from .trace import Trace
 
 __all__ = ["encode", "decode", "encode_word", "Encoding", "WordWalkthrough", "EncodeStep"]
@@ -85,7 +86,9 @@ class Encoding:
     ``None``: unknown). ``words`` and ``word_spans`` describe the pre-tokenizer's pieces.
     """
 
-    def __init__(self, text, trace, num_merges, words, entries):
+    def __init__(self, text, trace, num_merges, words, entries, spans=None):
+        if spans is not None:
+            self.word_spans = spans  # known already (special tokens were cut out)
         self.text = text
         self.trace = trace
         self.num_merges = num_merges
@@ -112,11 +115,12 @@ class Encoding:
 
     @cached_property
     def tokens(self) -> list[str]:
-        return list(map(self.trace._id_table[0].__getitem__, self.ids))
+        return list(map(self.trace._ids.tokens.__getitem__, self.ids))
 
     @cached_property
     def unknown(self) -> list[bool]:
-        return [i == 0 for i in self.ids]  # id 0 is unk_token and nothing else
+        unk = self.trace.unk_id
+        return [i == unk for i in self.ids] if unk is not None else [False] * len(self.ids)
 
     @cached_property
     def made_at(self) -> list:
@@ -128,14 +132,19 @@ class Encoding:
     def offsets(self) -> list[tuple[int, int]]:
         t = self.trace
         body, m = t.marker.body, t._internal_marker
+        byte_level = t.convention.byte_level
+        ids_all, made_at_of = t._ids.ids, _made_at_table(t)
         out = []
-        for (st, _), e in zip(self.word_spans, self._entries):
+        for (st, _), word, e in zip(self.word_spans, self.words, self._entries):
             rel = e[2]
+            if rel is None and byte_level:
+                # byte symbols -> the characters they belong to (worked out only when asked)
+                rows = _word_entry(word, None, e[0], ids_all, None, body, m, True, made_at_of, self.num_merges)
+                rel = [r[2] for r in rows]
             if rel is None:
                 lens = [len(body(s, m, i == 0)) for i, s in enumerate(e[0])]
                 ends = list(accumulate(lens, initial=st))
-                rel_abs = zip(ends, ends[1:])
-                out.extend(rel_abs)
+                out.extend(zip(ends, ends[1:]))
             else:
                 out.extend((st + a, st + b) for a, b in rel)
         return out
@@ -233,11 +242,14 @@ def encode_word(word: str, trace: Trace, num_merges: int | None = None) -> WordW
     return walk if walk.word == word else dataclasses.replace(walk, word=word)
 
 
-def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
+def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_special="all") -> Encoding:
     """Encode text with the first ``num_merges`` merges of ``trace`` (all by default).
 
-    Text is cut by the trace's pre-tokenizer, like training. Characters never seen in training become
-    ``trace.unk_token`` (id 0) but stay visible in ``pieces``.
+    Text is cut by the trace's pre-tokenizer, like training, after its special tokens are cut
+    out: ``allowed_special`` says which count as special here (``"all"``: the trace's own;
+    ``"none"``: none, the text is encoded as plain characters, as tiktoken's
+    ``encode_ordinary``; or a set of them). Characters never seen in training become
+    ``trace.unk_token`` but stay visible in ``pieces`` (a byte alphabet has no unknowns).
 
     Example::
 
@@ -253,12 +265,11 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     k = _check_k(trace, num_merges)
+    specials = _allowed_specials(trace, allowed_special)
     conv = trace.convention
     segment = trace.model.segmenter(trace, k)
-    # token ids valid at k merges: unk, initial symbols, completions, tokens of merges <= k
-    table, ids_all, _, _ = trace._id_table
-    n_fixed = 1 + len(trace.base_symbols) + len(trace._completion_symbols)
-    limit = n_fixed + k
+    ids = trace._ids
+    limit = ids.limit(k)  # token ids below it are valid with k merges (None: ask made_at)
     cache = trace.__dict__.setdefault("_encode_cache", {})
     if cache.get("k") != k:
         cache.clear()
@@ -271,38 +282,74 @@ def encode(text: str, trace: Trace, num_merges: int | None = None) -> Encoding:
     show = trace._show
     made_at_of = _made_at_table(trace)
     body = trace.marker.body
+    unk_id = ids.unk_id
 
     form = conv.normalization
-    simple = not byte_level and form is None and not remap
-    ids_get = ids_all.get
+    simple = form is None and not remap and limit is not None
+    ids_get = ids.ids.get
 
     def word_entry(ow):
-        """Per word: (pieces, tokens, ids, offsets within the word, unknown, made_at)."""
+        """Per word: (pieces, ids, offsets within the word or None, made_at or None)."""
         if simple:
-            # the common case (characters, no normalization, no remapped marker): C loops only
+            # the common case (no normalization, no remapped marker): C loops only; offsets
+            # and made_at are worked out when asked for
             syms = segment(ow)
             tids = tuple(map(ids_get, syms))
             if None not in tids and max(tids) < limit:
                 return syms, tids, None, None
         nw, nmap = _norm_map(ow, form)
         syms = segment(nw)
-        rows = _word_entry(nw, nmap, syms, ids_all, limit, body, marker, byte_level, made_at_of)
+        rows = _word_entry(nw, nmap, syms, ids.ids, limit, body, marker, byte_level, made_at_of, k)
+        if unk_id is None and any(r[1] is None for r in rows):  # pragma: no cover - a byte alphabet covers all
+            raise ValueError(f"text: {ow!r} has a symbol with no id in this trace")
         return (
             tuple(show(r[0]) for r in rows) if remap else tuple(r[0] for r in rows),
-            tuple(0 if r[1] is None else r[1] for r in rows),
+            tuple(unk_id if r[1] is None else r[1] for r in rows),
             tuple(r[2] for r in rows),
             tuple(r[3] for r in rows),
         )
 
-    words = conv.pre_tokenizer.words(text)
-    entries = list(map(words_cache.get, words))
-    if None in entries:
-        # each new distinct word is segmented once; repeats come from the cache
-        fresh = {w: word_entry(w) for w in dict.fromkeys(w for w, e in zip(words, entries) if e is None)}
-        entries = [fresh[w] if e is None else e for w, e in zip(words, entries)]
-        if len(words_cache) + len(fresh) <= 200_000:
-            words_cache.update(fresh)
-    return Encoding(text, trace, k, words, entries)
+    def entries_of(words):
+        entries = list(map(words_cache.get, words))
+        if None in entries:
+            # each new distinct word is segmented once; repeats come from the cache
+            fresh = {w: word_entry(w) for w in dict.fromkeys(w for w, e in zip(words, entries) if e is None)}
+            entries = [fresh[w] if e is None else e for w, e in zip(words, entries)]
+            if len(words_cache) + len(fresh) <= 200_000:
+                words_cache.update(fresh)
+        return entries
+
+    if not (specials and any(sp in text for sp in specials)):
+        words = conv.pre_tokenizer.words(text)
+        return Encoding(text, trace, k, words, entries_of(words))
+    # special tokens first: each is a "word" of its own, one token, never merged
+    words, spans, entries = [], [], []
+    for part, special, start in split_specials(text, specials):
+        if special:
+            words.append(part)
+            spans.append((start, start + len(part)))
+            entries.append(((part,), (ids.specials[part],), ((0, len(part)),), (None,)))
+            continue
+        pieces = conv.pre_tokenizer.split(part)
+        words.extend(p for p, _ in pieces)
+        spans.extend((start + a, start + b) for _, (a, b) in pieces)
+        entries.extend(entries_of([p for p, _ in pieces]))
+    return Encoding(text, trace, k, words, entries, spans)
+
+
+def _allowed_specials(trace: Trace, allowed_special) -> tuple[str, ...]:
+    own = trace.convention.special_tokens
+    if allowed_special == "all":
+        return own
+    if allowed_special == "none" or allowed_special is None:
+        return ()
+    if isinstance(allowed_special, str) or not hasattr(allowed_special, "__iter__"):
+        raise TypeError(f"allowed_special must be 'all', 'none' or a set of special tokens, got {allowed_special!r}")
+    allowed = set(allowed_special)
+    unknown = allowed - set(own)
+    if unknown:
+        raise ValueError(f"allowed_special: {sorted(unknown)} are not special tokens of this trace (it has {list(own)})")
+    return tuple(t for t in own if t in allowed)
 
 
 def _made_at_table(trace: Trace) -> dict:
@@ -318,7 +365,7 @@ def _made_at_table(trace: Trace) -> dict:
     return d[1]
 
 
-def _word_entry(nw, nmap, syms, ids_all, limit, body_of, marker, byte_level, made_at_of):
+def _word_entry(nw, nmap, syms, ids_all, limit, body_of, marker, byte_level, made_at_of, k):
     """For one word: (symbol, id or None, (start, end) relative to the word, made_at) per piece."""
     out = []
     if byte_level:
@@ -330,7 +377,7 @@ def _word_entry(nw, nmap, syms, ids_all, limit, body_of, marker, byte_level, mad
     pos = 0  # in chars (or bytes for byte-level) of the normalized word
     for i, sym in enumerate(syms):
         tid = ids_all.get(sym)
-        if tid is not None and tid >= limit:
+        if tid is not None and (tid >= limit if limit is not None else made_at_of.get(sym, 0) > k):
             tid = None
         n = len(body_of(sym, marker, i == 0))
         if byte_level:
@@ -375,17 +422,42 @@ def decode(ids, trace: Trace) -> str:
         return join([_join_word(trace, ps) for ps in ids.word_pieces()])
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
         raise TypeError(f"ids must be a list of int token ids or an Encoding, got {type(ids).__name__}")
-    internal = trace._id_table[3]
-    n = len(internal)
-    toks = []
+    tab = trace._ids
+    n = len(tab.internal)
+    m = trace._internal_marker
+    seq: list = []  # internal token texts; None: unknown; _Special: a special token's text
     for i in ids:
         if isinstance(i, bool) or not isinstance(i, int):
             raise TypeError(f"ids must contain ints, got {type(i).__name__} {i!r}")
-        if not 0 <= i < n:
+        if not 0 <= i < n or tab.kinds[i] == "unused":
             raise ValueError(f"ids: {i} is not a token id of this trace (ids run from 0 to {n - 1})")
-        toks.append(internal[i] if i else None)
-    words = trace.marker.group(toks, trace._internal_marker)
-    return join([_join_internal(trace, w) for w in words])
+        kind = tab.kinds[i]
+        seq.append(_Special(tab.internal[i]) if kind == "special" else tab.internal[i])
+    if trace.convention.pre_tokenizer.concatenates:
+        # the pieces are the text itself (a pattern that keeps whitespace): no need to know
+        # where words end, only to drop markers and decode the bytes
+        body = trace.marker.body
+        return _join_internal(trace, [t if t is None or isinstance(t, _Special) else body(t, m, False)
+                                      for t in seq])
+    out, run = [], []
+    for t in seq:
+        if isinstance(t, _Special):  # a special token is a word of its own
+            out.extend(_join_internal(trace, w) for w in trace.marker.group(run, m))
+            out.append(t.text)
+            run = []
+        else:
+            run.append(t)
+    out.extend(_join_internal(trace, w) for w in trace.marker.group(run, m))
+    return join(out)
+
+
+class _Special:
+    """A special token's text among decoded tokens (never byte-decoded, never joined)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
 
 
 def _join_internal(trace: Trace, parts) -> str:
@@ -394,17 +466,17 @@ def _join_internal(trace: Trace, parts) -> str:
     if trace.convention.byte_level:
         out, buf = [], []
         for p in parts:
-            if p is None:
+            if p is None or isinstance(p, _Special):
                 if buf:
                     out.append(symbols_to_bytes("".join(buf)).decode("utf-8", errors="replace"))
                     buf = []
-                out.append(unk)
+                out.append(unk if p is None else p.text)
             else:
                 buf.append(p)
         if buf:
             out.append(symbols_to_bytes("".join(buf)).decode("utf-8", errors="replace"))
         return "".join(out)
-    return trace._show("".join(unk if p is None else p for p in parts))
+    return "".join(unk if p is None else p.text if isinstance(p, _Special) else trace._show(p) for p in parts)
 
 
 def _join_word(trace: Trace, pieces: list[str]) -> str:

@@ -29,7 +29,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["PreTokenizer", "Whitespace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer"]
+import regex
+
+__all__ = ["PreTokenizer", "Whitespace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer",
+           "GPT2_PATTERN", "GPT4_PATTERN", "split_specials", "check_special_tokens"]
+
+#: GPT-2's split pattern (Radford et al. 2019, ``encoder.py``; as CS336's handout writes it).
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+#: GPT-4's (cl100k_base) split pattern, as tiktoken and minbpe's ``regex.py`` write it.
+GPT4_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+                r"""|\s*[\r\n]|\s+(?!\S)|\s+""")
 
 
 class PreTokenizer:
@@ -38,6 +47,8 @@ class PreTokenizer:
     name = "?"
     #: whether the pieces of a text may contain whitespace (the text of a piece is kept whole)
     keeps_whitespace = False
+    #: whether ``join`` is plain concatenation, so token texts alone give the text back
+    concatenates = False
 
     def split(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         raise NotImplementedError
@@ -88,21 +99,25 @@ class Pattern(PreTokenizer):
 
     Text between matches is dropped. ``join`` puts ``sep`` between pieces: ``""`` (the default)
     gives the text back exactly when the matches cover it (a pattern that keeps whitespace,
-    as GPT-2's does), ``" "`` suits a pattern that drops the spaces between words.
+    as GPT-2's does), ``" "`` suits a pattern that drops the spaces between words. Patterns
+    are compiled with the ``regex`` package, so ``\\p{L}`` and possessive quantifiers work.
     """
 
     name = "pattern"
     keeps_whitespace = True
 
-    def __init__(self, pattern: str, sep: str = ""):
+    def __init__(self, pattern: str, sep: str = "", name: str | None = None):
         if not isinstance(pattern, str):
             raise TypeError(f"pre_tokenizer: a pattern must be a str, got {type(pattern).__name__}")
         try:
-            self.regex = re.compile(pattern)
-        except re.error as exc:
+            self.regex = regex.compile(pattern)
+        except regex.error as exc:
             raise ValueError(f"pre_tokenizer: {pattern!r} is not a valid regular expression ({exc})") from None
         self.pattern = pattern
         self.sep = sep
+        self.concatenates = sep == ""
+        if name is not None:
+            self.name = name
 
     def split(self, text):
         return [(m.group(), m.span()) for m in self.regex.finditer(text) if m.end() > m.start()]
@@ -116,7 +131,7 @@ class Pattern(PreTokenizer):
         return self.sep.join(pieces)
 
     def describe(self):
-        return f"pattern {self.pattern!r}"
+        return f"the {self.name.upper()} pattern" if self.name in ("gpt2", "gpt4") else f"pattern {self.pattern!r}"
 
     def __eq__(self, other):
         return type(other) is Pattern and (other.pattern, other.sep) == (self.pattern, self.sep)
@@ -135,6 +150,7 @@ class Custom(PreTokenizer):
     def __init__(self, fn: Callable[[str], list[str]], sep: str = ""):
         self.fn = fn
         self.sep = sep
+        self.concatenates = sep == ""
 
     def words(self, text):
         pieces = self.fn(text)
@@ -160,7 +176,52 @@ class Custom(PreTokenizer):
 
 
 #: Pre-tokenizers by name.
-PRE_TOKENIZERS: dict[str, PreTokenizer] = {"whitespace": Whitespace()}
+PRE_TOKENIZERS: dict[str, PreTokenizer] = {
+    "whitespace": Whitespace(),
+    "gpt2": Pattern(GPT2_PATTERN, name="gpt2"),
+    "gpt4": Pattern(GPT4_PATTERN, name="gpt4"),
+}
+
+
+def check_special_tokens(special_tokens) -> tuple[str, ...]:
+    """The special tokens as a tuple of distinct non-empty strings (a ValueError/TypeError
+    naming ``special_tokens`` otherwise)."""
+    if special_tokens is None:
+        return ()
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}: use [{special_tokens!r}]")
+    out = []
+    for t in special_tokens:
+        if not isinstance(t, str):
+            raise TypeError(f"special_tokens: every special token must be a str, got {type(t).__name__} {t!r}")
+        if not t:
+            raise ValueError("special_tokens: a special token must not be the empty string")
+        if t not in out:
+            out.append(t)
+    return tuple(out)
+
+
+def split_specials(text: str, specials) -> list[tuple[str, bool, int]]:
+    """``text`` cut at the special tokens: ``(part, is_special, start)`` in order. Where two
+    specials overlap, the longest wins (tiktoken, CS336).
+
+    Example::
+
+        >>> split_specials("a<|e|>b", ["<|e|>"])
+        [('a', False, 0), ('<|e|>', True, 1), ('b', False, 6)]
+    """
+    if not specials or not text:
+        return [(text, False, 0)] if text else []
+    alt = "|".join(regex.escape(t) for t in sorted(specials, key=len, reverse=True))
+    out, pos = [], 0
+    for m in regex.finditer(alt, text):
+        if m.start() > pos:
+            out.append((text[pos:m.start()], False, pos))
+        out.append((m.group(), True, m.start()))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], False, pos))
+    return out
 
 
 def get_pre_tokenizer(spec) -> PreTokenizer:

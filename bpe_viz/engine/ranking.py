@@ -7,7 +7,8 @@ is an object of its own. A :class:`TieRule` orders pairs that have the same coun
   appearance, each left to right — what ``max()`` over a freshly counted dict returns (the 2016
   paper's Algorithm 1, SLP3, the Hugging Face course);
 * ``"lexicographic"`` (:class:`Greatest`): the greatest ``(left, right)`` by code points —
-  subword-nmt's ``max(stats, key=lambda x: (stats[x], x))``.
+  subword-nmt's ``max(stats, key=lambda x: (stats[x], x))``;
+* ``"bytes"`` (:class:`GreatestBytes`): the greatest pair as UTF-8 byte strings — CS336.
 
 Every trainer, every snapshot's ranked pair table and the "tie!" notes use these rules; a new
 rule is a new class here plus an entry in :data:`TIE_RULES`.
@@ -29,7 +30,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 __all__ = [
-    "TieRule", "FirstMet", "Greatest", "TIE_RULES", "TIE_BREAKS", "get_tie_rule",
+    "TieRule", "FirstMet", "Greatest", "GreatestBytes", "TIE_RULES", "TIE_BREAKS", "get_tie_rule",
     "best_pair", "rank", "wordpiece_score", "best_by_score",
 ]
 
@@ -44,8 +45,9 @@ class TieRule:
     #: how the explainer says what the rule took, e.g. "the first pair met"
     takes = "?"
 
-    def keyer(self, show: Callable[[str], str] = str, int_keys: bool = False) -> Callable:
-        """A function ``(pair, position) -> key``; ``show`` gives a symbol's public spelling."""
+    def keyer(self, show: Callable[[str], str] = str, int_keys: bool = False, to_bytes=None) -> Callable:
+        """A function ``(pair, position) -> key``; ``show`` gives a symbol's public spelling,
+        ``to_bytes`` the bytes a public symbol stands for (rules that compare bytes)."""
         raise NotImplementedError
 
     def describe(self) -> str:
@@ -63,7 +65,7 @@ class FirstMet(TieRule):
     positional = True
     takes = "first pair met"
 
-    def keyer(self, show=str, int_keys=False):
+    def keyer(self, show=str, int_keys=False, to_bytes=None):
         return lambda pair, position: position
 
 
@@ -79,7 +81,7 @@ class Greatest(TieRule):
     name = "lexicographic"
     takes = "greatest pair by code points (as subword-nmt)"
 
-    def keyer(self, show=str, int_keys: bool = False):
+    def keyer(self, show=str, int_keys: bool = False, to_bytes=None):
         # int_keys: some symbol holds U+10FFFF, which the string transform needs for itself
         cache: dict = {}
 
@@ -93,8 +95,30 @@ class Greatest(TieRule):
         return lambda pair, position=None: (sym_key(pair[0]), sym_key(pair[1]))
 
 
+class GreatestBytes(TieRule):
+    """The greatest ``(left, right)`` compared as UTF-8 byte strings (Stanford CS336: ``max``
+    over ``(count, (bytes, bytes))``). For a byte-level trace a symbol's bytes are the bytes it
+    stands for, so a space (0x20, shown ``Ġ`` = U+0120) sorts below every letter, as in bytes."""
+
+    name = "bytes"
+    takes = "greatest pair as UTF-8 bytes (as CS336)"
+
+    def keyer(self, show=str, int_keys=False, to_bytes=None):
+        to_bytes = to_bytes or (lambda s: s.encode("utf-8", "surrogatepass"))
+        cache: dict = {}
+
+        def sym_key(sym):
+            k = cache.get(sym)
+            if k is None:
+                # smaller must mean greater: invert each byte, end with a mark above them all
+                k = cache[sym] = "".join([chr(255 - x) for x in to_bytes(show(sym))]) + "\u0100"
+            return k
+
+        return lambda pair, position=None: (sym_key(pair[0]), sym_key(pair[1]))
+
+
 #: Tie rules by name.
-TIE_RULES: dict[str, TieRule] = {"first": FirstMet(), "lexicographic": Greatest()}
+TIE_RULES: dict[str, TieRule] = {"first": FirstMet(), "lexicographic": Greatest(), "bytes": GreatestBytes()}
 TIE_BREAKS = tuple(TIE_RULES)
 
 
@@ -108,7 +132,7 @@ def get_tie_rule(name) -> TieRule:
     return rule
 
 
-def best_pair(counts: Mapping, tie_break: str = "first", order: Mapping | None = None):
+def best_pair(counts: Mapping, tie_break: str = "first", order: Mapping | None = None, to_bytes=None):
     """The pair the next BPE merge takes from a pair-count table, and the pairs it tied with.
 
     ``tie_break="first"``: of the pairs with the top count, the one met first (``order`` gives
@@ -123,17 +147,17 @@ def best_pair(counts: Mapping, tie_break: str = "first", order: Mapping | None =
     tied = [p for p, c in counts.items() if c == top]
     if order is None:
         order = {p: i for i, p in enumerate(counts)}
-    key = rule.keyer(int_keys=any("\U0010ffff" in a + b for a, b in tied))
+    key = rule.keyer(int_keys=any("\U0010ffff" in a + b for a, b in tied), to_bytes=to_bytes)
     tied.sort(key=lambda p: key(p, order[p] if rule.positional else None))
     return tied[0], tuple(tied[1:])
 
 
-def rank(items, primary: Mapping, rule: TieRule, positions: Mapping | None = None, show=str):
+def rank(items, primary: Mapping, rule: TieRule, positions: Mapping | None = None, show=str, to_bytes=None):
     """``(pair, count)`` items sorted best first: by ``primary[pair]`` (larger is better), then
     by the tie rule (``positions``: each pair's first-met rank, for positional rules)."""
     if rule.positional:
         return sorted(items, key=lambda t: (-primary[t[0]], positions[t[0]]))
-    key = rule.keyer(show, int_keys=any("\U0010ffff" in a + b for (a, b), _ in items))
+    key = rule.keyer(show, int_keys=any("\U0010ffff" in a + b for (a, b), _ in items), to_bytes=to_bytes)
     return sorted(items, key=lambda t: (-primary[t[0]], key(t[0])))
 
 

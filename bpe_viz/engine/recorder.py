@@ -40,9 +40,9 @@ class History:
     # a checkpoint every CHECKPOINT_WORK changed symbols keeps a rebuild in the low milliseconds
     CHECKPOINT_WORK = 60_000
 
-    def __init__(self, initial, counts):
+    def __init__(self, initial, counts, alphabet=()):
         self.initial: list[tuple[str, ...]] = [tuple(s) for s in initial]
-        seen: dict[str, int] = {}
+        seen: dict[str, int] = dict.fromkeys(alphabet, 0)  # a fixed alphabet first, in its order
         for syms, c in zip(self.initial, counts):
             for s in syms:
                 seen[s] = seen.get(s, 0) + c

@@ -20,10 +20,12 @@ from fractions import Fraction
 from functools import cached_property
 
 from . import ranking
+from .alphabet import BYTE_SET, BYTE_SYMBOLS, symbols_to_bytes
 from .markers import Marker, marker_from
 from .model import MODELS, Model, initial_symbols
 from .pretokenize import PreTokenizer, Whitespace
 from .recorder import History
+from .vocab import IdTable
 
 __all__ = ["Convention", "Merge", "Snapshot", "Trace", "VocabEntry", "STOP_REASONS", "set_html_renderer"]
 
@@ -66,6 +68,12 @@ class Convention:
     algorithm: str = "bpe"
     prefix: str | None = None  # WordPiece continuation prefix ("##")
     pre_tokenizer: PreTokenizer = field(default_factory=Whitespace)
+    #: texts that are never merged and get an id of their own (``<|endoftext|>``)
+    special_tokens: tuple[str, ...] = ()
+    #: ``None``: the symbols seen in training (unseen ones are unknown); ``"bytes"``: all 256
+    initial_alphabet: str | None = None
+    #: how ids are numbered (see :mod:`~bpe_viz.engine.vocab`)
+    id_layout: str = "unk-first"
 
     @cached_property
     def marker(self) -> Marker:
@@ -96,6 +104,10 @@ class Convention:
             parts.append(f"Unicode {self.normalization}")
         if not isinstance(self.pre_tokenizer, Whitespace):
             parts.append(f"pre-tokenizer: {self.pre_tokenizer.describe()}")
+        if self.initial_alphabet == "bytes":
+            parts.append("all 256 bytes in the vocabulary from the start")
+        if self.special_tokens:
+            parts.append("special tokens " + ", ".join(self.special_tokens))
         return "; ".join(parts)
 
 
@@ -305,7 +317,7 @@ class Snapshot:
         if len(tied) == 1:
             return tied[0]
         order = self.trace._first_met(self, [self.trace._internal_pair(p) for p in tied])
-        ranked = ranking.rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), self.trace.tie_rule,
+        ranked = ranking.rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), self.trace.tie_rule, to_bytes=self.trace._to_bytes, positions=
                               {p: order[self.trace._internal_pair(p)] for p in tied})
         return ranked[0][0]
 
@@ -378,7 +390,9 @@ class Trace(Sequence):
         marker = self.marker.text
         self._internal_marker = internal_marker if internal_marker is not None else marker
         self._remap = marker is not None and self._internal_marker != marker
-        self._history = History(initial, self.counts)
+        alphabet = BYTE_SYMBOLS if convention.initial_alphabet == "bytes" else ()
+        self._history = History(initial, self.counts, alphabet)
+        self._explicit_vocab = None  # a {token: id} mapping read with the merges, if any
         #: initial symbols in order of first appearance (internal spelling)
         self.base_symbols: tuple[str, ...] = self._history.base_symbols
         self._cache: dict[int, Snapshot] = {}
@@ -396,6 +410,12 @@ class Trace(Sequence):
         if self._remap:
             return token.replace(self.marker.text, self._internal_marker)
         return token
+
+    def _to_bytes(self, public: str) -> bytes:
+        """The bytes a public symbol stands for (byte symbols, or the UTF-8 of characters)."""
+        if self.convention.byte_level and all(c in BYTE_SET for c in public):
+            return symbols_to_bytes(public)
+        return public.encode("utf-8", "surrogatepass")
 
     def _internal_pair(self, pair):
         return (self._internal(pair[0]), self._internal(pair[1])) if self._remap else pair
@@ -479,7 +499,7 @@ class Trace(Sequence):
         primary = {p: exact(p, c) for p, c in items}
         rule = self.tie_rule
         order = self._first_met(snap, primary) if rule.positional else None
-        ranked = ranking.rank(items, primary, rule, order, self._show)
+        ranked = ranking.rank(items, primary, rule, order, self._show, self._to_bytes)
         if self._remap:
             show = self._show
             ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
@@ -527,28 +547,12 @@ class Trace(Sequence):
 
     # -- tokens and ids -------------------------------------------------------------------
     @property
-    def _id_table(self):
-        cached = self.__dict__.get("_id_table_cache")
+    def _ids(self) -> IdTable:
+        cached = self.__dict__.get("_ids_cache")
         if cached is None or cached[0] != len(self.merges):
-            cached = self.__dict__["_id_table_cache"] = (len(self.merges), self._build_id_table())
+            layout = self._explicit_vocab if self._explicit_vocab is not None else self.convention.id_layout
+            cached = self.__dict__["_ids_cache"] = (len(self.merges), IdTable(self, layout))
         return cached[1]
-
-    def _build_id_table(self):
-        """(tokens by id (public spelling), {internal token: id}, {public token: first id})."""
-        unk = self.unk_token
-        internal = [unk]
-        internal.extend(self.base_symbols)
-        internal.extend(self._completion_symbols)
-        for m in self.merges:
-            internal.append(m._token_internal)
-        ids: dict[str, int] = {}
-        for i, tok in enumerate(internal):
-            ids.setdefault(tok, i)
-        public = [self._show(t) if i else t for i, t in enumerate(internal)]
-        ids_public: dict[str, int] = {}
-        for i, tok in enumerate(public):
-            ids_public.setdefault(tok, i)
-        return public, ids, ids_public, internal
 
     unk_token = "<unk>"
 
@@ -560,27 +564,47 @@ class Trace(Sequence):
 
     @property
     def id_to_token(self) -> list[str]:
-        """Token strings by id. Ids are stable and documented: 0 is ``unk_token``; then the
-        initial symbols in order of first appearance; then (marker glued to the last character
-        only) the missing plain/final spelling of each seen character; then merged tokens in the
-        order they were made. ``encode`` with fewer merges uses the same ids."""
-        return list(self._id_table[0])
+        """Token strings by id. Ids are stable and documented (:mod:`~bpe_viz.engine.vocab`);
+        by default 0 is ``unk_token``; then the initial symbols in order of first appearance;
+        then (marker glued to the last character only) the missing plain/final spelling of each
+        seen character; then merged tokens in the order they were made; then special tokens.
+        ``encode`` with fewer merges uses the same ids."""
+        return list(self._ids.tokens)
 
     def token_to_id(self, token: str, made_at: int | None = None) -> int | None:
-        """The id of a token (public spelling), or ``None`` if it is not in the vocabulary."""
-        table, _, ids_public, _ = self._id_table
+        """The id of a token (public spelling), or ``None`` if it is not in the vocabulary.
+        ``made_at`` picks, among tokens spelled alike, the one made at that step (0: initial)."""
+        ids = self._ids
         if made_at is not None:
             if made_at == 0:
-                i = self._history._index.get(self._internal(token))
-                return None if i is None else i + 1
-            return 1 + len(self.base_symbols) + len(self._completion_symbols) + made_at - 1
+                return ids.ids.get(self._internal(token))
+            return ids.merge_ids[made_at - 1]
         # subtle: when a word held the marker text, two tokens can be spelled alike; the first id wins
-        return ids_public.get(token)
+        return ids.public.get(token)
+
+    def made_at_of_id(self, token_id: int) -> int | None:
+        """The merge step that made the token with this id (0: the alphabet; ``None``: the
+        unknown or a special token)."""
+        ids = self._ids
+        kind = ids.kinds[token_id]
+        if kind == "merge":
+            return ids.merge_step[token_id]
+        return 0 if kind == "base" else None
+
+    @property
+    def special_tokens(self) -> tuple[str, ...]:
+        return self.convention.special_tokens
+
+    @property
+    def unk_id(self) -> int | None:
+        """The unknown token's id, or ``None`` when every text has an id (a byte alphabet)."""
+        return self._ids.unk_id
 
     @property
     def vocab_size(self) -> int:
-        """Number of ids (unk, initial symbols, completions, merged tokens)."""
-        return 1 + len(self.base_symbols) + len(self._completion_symbols) + len(self.merges)
+        """Number of ids: the unknown token (if any), the alphabet, completions, merged tokens
+        and special tokens."""
+        return sum(k != "unused" for k in self._ids.kinds)
 
     def initial_symbols(self, word: str) -> tuple[str, ...]:
         """How training splits ``word`` before any merge (internal spelling), by its convention."""

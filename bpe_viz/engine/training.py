@@ -20,11 +20,12 @@ from .alphabet import bytes_to_symbols
 from .corpus import NORMALIZATIONS, SymbolCorpus, word_counts
 from .markers import marker_from
 from .model import initial_symbols
-from .pretokenize import get_pre_tokenizer
+from .pretokenize import check_special_tokens, get_pre_tokenizer
 from .ranking import get_tie_rule
 from .trace import Convention, Merge, Trace
+from .vocab import ID_LAYOUTS
 
-__all__ = ["UNSET", "Training", "check_num_merges", "resolve_convention", "prepare"]
+__all__ = ["UNSET", "Training", "check_num_merges", "check_vocab_size", "merges_for", "resolve_convention", "prepare"]
 
 
 class _Unset:
@@ -44,6 +45,9 @@ _BASE_DEFAULTS = dict(
     normalization=None,
     pre_tokenizer=None,
     prefix=None,
+    special_tokens=(),
+    initial_alphabet=None,
+    id_layout=None,
 )
 
 
@@ -79,14 +83,49 @@ def resolve_convention(preset, presets: dict, defaults: dict, algorithm: str = "
             f"normalization must be one of None, 'NFC', 'NFD', 'NFKC', 'NFKD', got {values['normalization']!r}"
         )
     values["pre_tokenizer"] = get_pre_tokenizer(values["pre_tokenizer"])
+    values["special_tokens"] = check_special_tokens(values["special_tokens"])
+    alphabet = values["initial_alphabet"]
+    if alphabet not in (None, "bytes"):
+        raise ValueError(f"initial_alphabet must be None (the symbols seen) or 'bytes' (all 256), got {alphabet!r}")
+    if alphabet == "bytes" and not values["byte_level"]:
+        raise ValueError("initial_alphabet='bytes' needs byte_level=True (the symbols must be bytes)")
+    layout = values["id_layout"]
+    if layout is None:
+        layout = "specials-first" if alphabet == "bytes" else "unk-first"
+    if layout not in ID_LAYOUTS:
+        raise ValueError(f"id_layout must be one of {list(ID_LAYOUTS)}, got {layout!r}")
+    values["id_layout"] = layout
     return Convention(preset=preset, algorithm=algorithm, **values)
+
+
+def check_vocab_size(vocab_size, num_merges) -> int | None:
+    """``vocab_size`` checked; passing it together with ``num_merges`` is an error."""
+    if vocab_size is None or vocab_size is UNSET:
+        return None
+    if num_merges is not UNSET:
+        raise ValueError(
+            f"pass num_merges or vocab_size, not both (got num_merges={num_merges!r}, vocab_size={vocab_size!r})")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__} {vocab_size!r}")
+    return vocab_size
+
+
+def merges_for(trace: Trace, vocab_size: int) -> int:
+    """How many merges make a vocabulary of ``vocab_size`` ids (specials + alphabet + merges)."""
+    fixed = trace.vocab_size  # before any merge: the unknown token, alphabet, completions, specials
+    if vocab_size < fixed:
+        raise ValueError(
+            f"vocab_size must be at least {fixed} (the ids this corpus and convention start with: "
+            f"alphabet and special tokens), got {vocab_size}")
+    return vocab_size - fixed
 
 
 def prepare(corpus, convention: Convention):
     """(words, counts, initial symbols, internal marker spelling) for a corpus."""
     if isinstance(corpus, SymbolCorpus):
         return list(corpus.words), list(corpus.counts), [tuple(s) for s in corpus.symbols], corpus.end_of_word
-    wc = word_counts(corpus, normalization=convention.normalization, pre_tokenizer=convention.pre_tokenizer)
+    wc = word_counts(corpus, normalization=convention.normalization, pre_tokenizer=convention.pre_tokenizer,
+                     special_tokens=convention.special_tokens)
     views = [bytes_to_symbols(w) for w in wc.words] if convention.byte_level else list(wc.words)
     marker = convention.marker.spelling_for(views)
     initial = [initial_symbols(w, convention, marker) for w in wc.words]

@@ -1,0 +1,152 @@
+"""Token ids: which id each token of a trace gets, by the layout its source uses.
+
+Sources number their vocabularies differently, and an engineer comparing ids must get exactly
+theirs. A layout is a name on the convention (``id_layout``):
+
+* ``"unk-first"`` (the classic explainer): 0 is ``<unk>``, then the initial symbols in order of
+  first appearance, then the marker's completions (``x</w>`` when only ``x`` was seen), then the
+  merged tokens, then any special tokens;
+* ``"specials-first"`` (Stanford CS336, Hugging Face's BpeTrainer): the special tokens, then the
+  alphabet, then the merged tokens;
+* ``"specials-last"`` (minbpe): the alphabet (for bytes: id = byte value), the merged tokens,
+  then the special tokens;
+* ``"gpt2"`` (a GPT-2 ``merges.txt`` read without its ``vocab.json``): the 256 bytes in GPT-2's
+  table order, the merged tokens, then the special tokens;
+* an explicit ``{token: id}`` mapping (a ``vocab.json`` or a ``tokenizer.json``).
+
+There is an unknown token only when the alphabet is the characters seen in training
+(``initial_alphabet=None``); with ``initial_alphabet="bytes"`` every text has an id.
+
+Example::
+
+    >>> from bpe_viz import train_bpe
+    >>> t = train_bpe("aaabdaaabac", num_merges=3, preset="minbpe")
+    >>> t.token_to_id("a"), t.token_to_id("aa"), t.id_to_token[258]
+    (97, 256, 'aaab')
+"""
+
+from __future__ import annotations
+
+from .alphabet import BYTE_SYMBOLS
+
+__all__ = ["IdTable", "ID_LAYOUTS", "GPT2_BYTE_ORDER"]
+
+ID_LAYOUTS = ("unk-first", "specials-first", "specials-last", "gpt2")
+
+# GPT-2's bytes_to_unicode lists the printable bytes first, then the others: its vocab.json
+# gives the 256 byte tokens ids in that order.
+_PRINTABLE = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+GPT2_BYTE_ORDER: tuple[int, ...] = (*_PRINTABLE, *(b for b in range(256) if b not in _PRINTABLE))
+
+SPECIAL = object()  # what decode sees for a special token's id (its text comes from the table)
+
+
+class IdTable:
+    """The ids of one trace at its full length (``encode`` with fewer merges uses the same ids).
+
+    * ``tokens``: public token strings by id; ``internal``: the internal spelling by id
+      (``None`` for the unknown token, the text for a special token);
+    * ``ids``: internal token -> id for the alphabet and merged tokens (first id wins);
+    * ``public``: public token -> id for every token, specials included (first id wins);
+    * ``unk_id`` (or ``None``), ``specials`` (text -> id), ``merge_ids`` (merge step -> id).
+    """
+
+    def __init__(self, trace, layout):
+        h = trace._history
+        base = list(trace.base_symbols)
+        completions = list(trace._completion_symbols)
+        merged = list(h.merged_tokens)
+        specials = list(trace.convention.special_tokens)
+        has_unk = trace.convention.initial_alphabet is None
+        self.unk_id = None
+        if isinstance(layout, dict):
+            self._explicit(trace, layout, base, merged, specials)
+            return
+        if layout == "gpt2":
+            order = {BYTE_SYMBOLS[b]: i for i, b in enumerate(GPT2_BYTE_ORDER)}
+            base.sort(key=lambda s: order.get(s, 256))
+        blocks: list[tuple[str, list]] = []
+        if has_unk:
+            blocks.append(("unk", [trace.unk_token]))
+        if layout == "specials-first":
+            blocks.append(("special", specials))
+        blocks += [("base", base + completions), ("merge", merged)]
+        if layout != "specials-first":
+            blocks.append(("special", specials))
+        internal: list = []
+        kinds: list = []
+        for kind, toks in blocks:
+            if kind == "unk":
+                self.unk_id = len(internal)
+            if kind == "merge":
+                self.merge_ids = list(range(len(internal), len(internal) + len(toks)))
+            internal.extend(toks)
+            kinds.extend([kind] * len(toks))
+        self._finish(trace, internal, kinds)
+
+    def _explicit(self, trace, vocab: dict, base, merged, specials):
+        n = max(vocab.values()) + 1 if vocab else 0
+        internal: list = [None] * n
+        kinds: list = ["unused"] * n
+        for tok, i in vocab.items():
+            internal[i] = trace._internal(tok)
+            kinds[i] = "base"
+        missing = [t for t in (*base, *merged) if trace._show(t) not in vocab]
+        if missing:
+            raise ValueError(f"vocab: {len(missing)} tokens of the merges have no id, e.g. {missing[0]!r}")
+        self.merge_ids = [vocab[trace._show(t)] for t in merged]
+        for i in self.merge_ids:
+            kinds[i] = "merge"
+        for s in specials:
+            if s in vocab:
+                kinds[vocab[s]] = "special"
+            else:
+                internal.append(s)
+                kinds.append("special")
+        if trace.convention.initial_alphabet is None and trace.unk_token not in vocab:
+            self.unk_id = len(internal)
+            internal.append(trace.unk_token)
+            kinds.append("unk")
+        elif trace.unk_token in vocab:
+            self.unk_id = vocab[trace.unk_token]
+            kinds[self.unk_id] = "unk"
+        self._finish(trace, internal, kinds)
+
+    def _finish(self, trace, internal, kinds):
+        self.kinds = kinds
+        self.merge_step = {i: k + 1 for k, i in enumerate(self.merge_ids)}
+        self.internal = [None if k == "unk" else t for t, k in zip(internal, kinds)]
+        def public(t, k):
+            if k == "unk":
+                return trace.unk_token
+            if t is None:
+                return ""  # an id an explicit vocabulary leaves unused
+            return t if k == "special" else trace._show(t)
+
+        self.tokens = [public(t, k) for t, k in zip(internal, kinds)]
+        self.ids: dict[str, int] = {}
+        self.specials: dict[str, int] = {}
+        for i, (t, k) in enumerate(zip(internal, kinds)):
+            if k in ("base", "merge") and t is not None:
+                self.ids.setdefault(t, i)
+            elif k == "special":
+                self.specials.setdefault(t, i)
+        self.public: dict[str, int] = {}
+        for i, t in enumerate(self.tokens):
+            if kinds[i] != "unused":
+                self.public.setdefault(t, i)
+        # merged tokens follow the alphabet in every layout but an explicit vocabulary; then a
+        # token id is valid with k merges iff it is below the id of merge k + 1
+        self.ordered = all(b == a + 1 for a, b in zip(self.merge_ids, self.merge_ids[1:])) and (
+            not self.merge_ids or all(i < self.merge_ids[0] for t, i in self.ids.items() if kinds[i] == "base"))
+
+    def limit(self, k: int) -> int | None:
+        """Token ids below this are valid with the first ``k`` merges (``None``: check each)."""
+        if not self.merge_ids:
+            return len(self.internal)
+        if self.ordered:
+            return self.merge_ids[0] + k
+        return len(self.internal) if k == len(self.merge_ids) else None
+
+    def __len__(self) -> int:
+        return len(self.tokens)
