@@ -1,19 +1,24 @@
-"""Hugging Face ``tokenizers``: a trace as a real ``tokenizers.Tokenizer``.
+"""Hugging Face ``tokenizers``: a trace as a real ``tokenizers.Tokenizer``, and back.
 
-:func:`to_hf_tokenizer` builds a BPE model from a trace's vocabulary and merges; its encodings
+:func:`from_hf_tokenizer` reads a byte-level BPE tokenizer (or its ``tokenizer.json``) into a
+trace. :func:`to_hf_tokenizer` builds a BPE model from a trace's vocabulary and merges; its encodings
 equal :func:`bpe_viz.encode`'s where the conventions agree (marker glued to the last character,
 or no marker). The ``tokenizers`` package is needed only when this is called.
 """
 
 from __future__ import annotations
 
+import json
+import os
+
 from ..engine.bpe import BPE
 from ..engine.markers import EndOfWord
 from ..engine.pretokenize import Whitespace
 from ..engine.trace import Trace
 from ..engine.training import check_num_merges
+from .gpt2 import read_merges
 
-__all__ = ["to_hf_tokenizer"]
+__all__ = ["to_hf_tokenizer", "from_hf_tokenizer"]
 
 
 def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
@@ -60,3 +65,33 @@ def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
         tok.normalizer = getattr(normalizers, c.normalization)()
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     return tok
+
+
+def from_hf_tokenizer(tokenizer_or_path) -> Trace:
+    """A trace from a Hugging Face byte-level BPE tokenizer: a ``tokenizers.Tokenizer`` or the
+    path of its ``tokenizer.json``. Its merges, ids and added (special) tokens are kept, so
+    ``encode`` gives the tokenizer's tokens and ids (ByteLevel pre-tokenizer, GPT-2 pattern)."""
+    if isinstance(tokenizer_or_path, (str, os.PathLike)):
+        with open(tokenizer_or_path, encoding="utf-8") as f:
+            data = json.load(f)
+    elif hasattr(tokenizer_or_path, "to_str"):
+        data = json.loads(tokenizer_or_path.to_str())
+    else:
+        raise TypeError("tokenizer_or_path must be a tokenizers.Tokenizer or the path of a tokenizer.json, "
+                        f"got {type(tokenizer_or_path).__name__}")
+    model = data.get("model") or {}
+    if model.get("type") != "BPE":
+        raise ValueError(f"tokenizer_or_path: only BPE models are supported, this one is {model.get('type')!r}")
+    if model.get("end_of_word_suffix") or model.get("continuing_subword_prefix"):
+        raise ValueError("tokenizer_or_path: a BPE model with end_of_word_suffix or continuing_subword_prefix "
+                         "is not byte-level; use read_codes / to_hf_tokenizer for those")
+    pre = data.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers", [pre]) if pre.get("type") == "Sequence" else [pre]
+    if [s.get("type") for s in steps] != ["ByteLevel"]:
+        raise ValueError("tokenizer_or_path: only a ByteLevel pre-tokenizer is supported, found "
+                         f"{[s.get('type') for s in steps]}")
+    if steps[0].get("add_prefix_space") or not steps[0].get("use_regex", True):
+        raise ValueError("tokenizer_or_path: ByteLevel with add_prefix_space=True or use_regex=False is not supported")
+    merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges", [])]
+    specials = [t["content"] for t in data.get("added_tokens", []) if t.get("special", True)]
+    return read_merges(merges, vocab=model["vocab"], special_tokens=specials)
