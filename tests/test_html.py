@@ -158,12 +158,21 @@ def test_other_markers_are_dimmed(trace_factory, word, marker):
     assert f">{html.escape(marker)}</span>" in out
 
 
-def test_byte_symbols_are_dimmed():
+def test_byte_tokens_show_what_their_bytes_spell():
     trace = train_bpe("café café naïve", 3, byte_level=True, end_of_word=None)
     out = segmentation_html(trace[0], ["café"])
-    # "é" is two UTF-8 bytes, shown as two byte symbols ("Ã", "©"), each dimmed
-    assert chip_texts(out)[-2:] == ["Ã", "©"]
+    # "é" is two UTF-8 bytes, GPT-2 symbols "Ã" and "©": each alone is half a character, so
+    # each is drawn as its byte value (dimmed), with the GPT-2 spelling and bytes on hover
+    assert chip_texts(out)[-2:] == ["<c3>", "<a9>"]
     assert out.count('class="bpe-marker"') == 2
+    assert "bytes: c3 (GPT-2 spells them Ã)" in html.unescape(out)
+    # a token whose bytes are whole characters shows them; a space is a visible mark
+    gpt = train_bpe("the cat the hat the end", 3, preset="cs336")
+    enc = encode("the é\n", gpt)
+    assert enc.tokens == ["the", "Ġ", "Ã", "©", "Ċ"]
+    out = segments_html(enc)
+    assert chip_texts(out) == ["the", "\u2423", "<c3>", "<a9>", "\u21b5"]
+    assert "Ġ" not in re.sub(r'title="[^"]*"', "", out)  # GPT-2's spelling only on hover
 
 
 def test_unknown_characters_stand_out(toy):

@@ -73,3 +73,23 @@ def test_default_is_whitespace_and_equal_conventions_compare_equal():
 def test_bad_pre_tokenizers_say_what_is_expected(bad, err, match):
     with pytest.raises(err, match=match):
         train_bpe("a b", 1, pre_tokenizer=bad)
+
+
+def test_subword_nmt_splits_at_the_ascii_space_only():
+    """subword-nmt's learn_bpe and apply_bpe split each line at " " only
+    (``line.strip('\\r\\n ').split(' ')``): a tab or a no-break space stays inside a word, as its
+    test_utf8_whitespace expects. The preset does the same, and learns the same merges."""
+    import io
+    from contextlib import redirect_stderr
+
+    from subword_nmt.learn_bpe import learn_bpe
+
+    text = "low\u00a0lower low\tlow  newest\nwidest\u00a0widest low\r\nlower\u00a0low new\n"
+    trace = train_bpe(text, 12, preset="subword-nmt", min_frequency=1)
+    assert "low\u00a0lower" in trace[0].segmentation and "low\tlow" in trace[0].segmentation
+    out = io.StringIO()
+    with redirect_stderr(io.StringIO()):
+        learn_bpe(io.StringIO(text), out, 12, min_frequency=1)
+    theirs = [tuple(line.split(" ")) for line in out.getvalue().splitlines()[1:]]
+    assert [m.pair for m in trace.merges] == theirs
+    assert encode("low\u00a0lower x", trace).word_ids[-1] == 1  # two words, not three

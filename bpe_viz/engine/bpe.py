@@ -41,7 +41,9 @@ PRESETS: dict[str, dict] = {
     "sennrich2016": dict(end_of_word="</w>", attach_end_of_word=False, tie_break="first"),
     # subword-nmt >= 0.2 learn_bpe: "</w>" glued to the last character,
     # max(stats, key=lambda x: (stats[x], x)) -> the greatest pair among equals; min frequency 2.
-    "subword-nmt": dict(end_of_word="</w>", attach_end_of_word=True, tie_break="lexicographic", min_frequency=2),
+    # It splits lines at the ASCII space only (a tab or U+00A0 stays inside a word).
+    "subword-nmt": dict(end_of_word="</w>", attach_end_of_word=True, tie_break="lexicographic", min_frequency=2,
+                        pre_tokenizer="subword-nmt"),
     # Jurafsky & Martin, Speech and Language Processing (3rd ed. draft), section 2.5.2: "_".
     "slp3": dict(end_of_word="_", attach_end_of_word=False, tie_break="first"),
     # Hugging Face NLP course, chapter 6: no end-of-word marker, first pair met.

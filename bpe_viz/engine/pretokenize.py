@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import regex
 
-__all__ = ["PreTokenizer", "Whitespace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer",
+__all__ = ["PreTokenizer", "Whitespace", "AsciiSpace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer",
            "GPT2_PATTERN", "GPT4_PATTERN", "split_specials", "check_special_tokens"]
 
 #: GPT-2's split pattern (Radford et al. 2019, ``encoder.py``; as CS336's handout writes it).
@@ -92,6 +92,48 @@ class Whitespace(PreTokenizer):
 
     def __hash__(self):
         return hash(Whitespace)
+
+
+class AsciiSpace(PreTokenizer):
+    """subword-nmt's rule: each line is stripped of ``\\r``, ``\\n`` and spaces at its ends, then
+    split at the ASCII space only, so a tab or a no-break space (U+00A0) stays inside a word
+    (subword-nmt's ``test_utf8_whitespace``). Decode joins with one space.
+
+    Example::
+
+        >>> AsciiSpace().words("a\\u00a0b c\\td\\n e")
+        ['a\\xa0b', 'c\\td', 'e']
+    """
+
+    name = "subword-nmt"
+
+    def split(self, text):
+        out, start = [], 0
+        for line in text.split("\n"):
+            pos = start
+            for w in line.split(" "):
+                body = w.strip("\r\n ")
+                if body:
+                    lead = len(w) - len(w.lstrip("\r\n "))
+                    out.append((body, (pos + lead, pos + lead + len(body))))
+                pos += len(w) + 1
+            start += len(line) + 1
+        return out
+
+    def words(self, text):
+        return [w for line in text.split("\n") for w in line.strip("\r\n ").split(" ") if w]
+
+    def join(self, pieces):
+        return " ".join(pieces)
+
+    def describe(self):
+        return "split at the ASCII space (subword-nmt)"
+
+    def __eq__(self, other):
+        return type(other) is AsciiSpace
+
+    def __hash__(self):
+        return hash(AsciiSpace)
 
 
 class Pattern(PreTokenizer):
@@ -178,6 +220,7 @@ class Custom(PreTokenizer):
 #: Pre-tokenizers by name.
 PRE_TOKENIZERS: dict[str, PreTokenizer] = {
     "whitespace": Whitespace(),
+    "subword-nmt": AsciiSpace(),
     "gpt2": Pattern(GPT2_PATTERN, name="gpt2"),
     "gpt4": Pattern(GPT4_PATTERN, name="gpt4"),
 }

@@ -13,7 +13,7 @@ import os
 
 from ..engine.bpe import BPE
 from ..engine.markers import EndOfWord
-from ..engine.pretokenize import Whitespace
+from ..engine.pretokenize import AsciiSpace, Whitespace
 from ..engine.trace import Trace
 from ..engine.training import check_num_merges
 from .gpt2 import read_merges
@@ -29,7 +29,7 @@ def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
     end-of-word *symbol*, so a trace with ``attach_end_of_word=False`` is refused.
     """
     try:
-        from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+        from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("to_hf_tokenizer needs the 'tokenizers' package: pip install tokenizers") from exc
     if not isinstance(trace, Trace):
@@ -37,8 +37,8 @@ def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
     c = trace.convention
     if not isinstance(trace.model, BPE):
         raise ValueError("trace: only BPE traces can become a Hugging Face BPE model")
-    if not isinstance(c.pre_tokenizer, Whitespace):
-        raise ValueError("trace: only traces split at whitespace are supported here")
+    if not isinstance(c.pre_tokenizer, (Whitespace, AsciiSpace)):
+        raise ValueError("trace: only traces split at whitespace (or subword-nmt's ASCII space) are supported here")
     if c.byte_level:
         raise ValueError("trace: byte-level traces are not supported here (use the tokenizers ByteLevel pre-tokenizer directly)")
     if isinstance(trace.marker, EndOfWord) and not trace.marker.glued:
@@ -63,7 +63,11 @@ def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
     tok = Tokenizer(model)
     if c.normalization:
         tok.normalizer = getattr(normalizers, c.normalization)()
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    if isinstance(c.pre_tokenizer, AsciiSpace):
+        # subword-nmt's rule: lines split at the ASCII space only ("\r" at a line's end dropped)
+        tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"\r?\n| "), behavior="removed")
+    else:
+        tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     return tok
 
 

@@ -12,7 +12,9 @@ The HTML is plain and safe for a classroom projector and for nbval:
 * every token, word and message goes through :func:`html.escape` (text and attributes);
 * a token's color comes from its identity (:func:`token_color`), so ``est`` keeps its color while
   the slider moves; every token also has a visible border, so color is never the only cue;
-* markers (``</w>``, ``_``, WordPiece's ``##``, GPT-2 byte symbols) are dimmed, never hidden;
+* markers (``</w>``, ``_``, WordPiece's ``##``) are dimmed, never hidden; a byte-level token
+  shows the text its bytes spell, spaces and newlines as visible marks (``␣``, ``↵``) instead of
+  GPT-2's ``Ġ`` and ``Ċ``, and bytes that are half a character as ``<e3 81>``;
 * unknown characters get a red dashed outline and an "unk" label;
 * class names (``bpe-token``, ``bpe-marker``, ``bpe-unk``, ``bpe-merge``, ``bpe-tie``,
   ``bpe-chosen``, ``bpe-more``, ``bpe-error`` ...) let browser tests find the parts.
@@ -30,6 +32,8 @@ from __future__ import annotations
 
 import html
 import hashlib
+
+from ..engine.alphabet import BYTE_SET, symbols_to_bytes
 import weakref
 from collections.abc import Sequence
 from fractions import Fraction
@@ -150,22 +154,53 @@ def _marker_parts(token: str, convention) -> list[tuple[str, bool]]:
     runs = convention.marker.parts(token)
     if not convention.byte_level:
         return runs
-    # GPT-2 byte symbols: characters above ASCII stand for raw bytes (Ġ is a space byte,
-    # "Ã©" the two bytes of "é"); dim those, keep plain ASCII as it is.
     out: list[tuple[str, bool]] = []
     for text, is_marker in runs:
-        if is_marker:
-            out.append((text, True))
-            continue
-        body: list[tuple[str, bool]] = []
-        for ch in text:
-            dim = ord(ch) > 0x7E
-            if body and body[-1][1] == dim:
-                body[-1] = (body[-1][0] + ch, dim)
-            else:
-                body.append((ch, dim))
-        out.extend(body)
+        out.extend([(text, True)] if is_marker else byte_runs(text))
     return out
+
+
+#: how a byte-level token shows whitespace: visible marks instead of GPT-2's "Ġ" and "Ċ"
+_VISIBLE = {" ": "\u2423", "\n": "\u21b5", "\t": "\u21e5", "\r": "\u240d"}
+
+
+def byte_runs(symbols: str) -> list[tuple[str, bool]]:
+    """A byte-level token as (text, dimmed) runs: the characters its bytes spell, with spaces,
+    newlines and tabs as visible marks (dimmed); bytes that are not valid UTF-8 on their own
+    (half of a Korean syllable) as their hex values, e.g. ``<e3 81>``.
+
+    Example::
+
+        >>> byte_runs("Ġthe")
+        [('␣', True), ('the', False)]
+        >>> byte_runs("ìķ")  # the first two of the three bytes of "안"
+        [('<ec 95>', True)]
+    """
+    if not all(c in BYTE_SET for c in symbols):
+        return [(symbols, False)]
+    data = symbols_to_bytes(symbols)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return [("<" + " ".join(f"{b:02x}" for b in data) + ">", True)]
+    runs: list[tuple[str, bool]] = []
+    for ch in text:
+        shown, dim = _VISIBLE.get(ch, ch), ch in _VISIBLE or not ch.isprintable()
+        if dim and shown == ch:
+            shown = "<" + " ".join(f"{b:02x}" for b in ch.encode("utf-8")) + ">"
+        if runs and runs[-1][1] == dim:
+            runs[-1] = (runs[-1][0] + shown, dim)
+        else:
+            runs.append((shown, dim))
+    return runs
+
+
+def _byte_title(token: str) -> str:
+    """Hover text for a byte-level token: its GPT-2 spelling and the bytes it stands for."""
+    if not token or not all(c in BYTE_SET for c in token):
+        return ""
+    data = symbols_to_bytes(token)
+    return f"\nbytes: {' '.join(f'{b:02x}' for b in data)} (GPT-2 spells them {token})"
 
 
 def _chip_style(color: str, *, emphasize: bool = False) -> str:
@@ -203,6 +238,8 @@ def token_html(
     """
     if title is None:
         title = token
+    if convention is not None and convention.byte_level and not unknown:
+        title += _byte_title(token)
     if unknown:
         return (
             f'<span class="bpe-token bpe-unk" style="{_UNK_STYLE}" title="{_e(title)}">{_e(token)}'
