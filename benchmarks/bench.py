@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Benchmark bpe-viz against subword-nmt and Hugging Face tokenizers.
+"""Benchmark bpe-viz against subword-nmt, Hugging Face tokenizers and tiktoken.
 
     python benchmarks/bench.py [--merges 1000 5000 10000] [--repeat 3] [--out docs/benchmarks.md]
     python benchmarks/bench.py --quick     # --merges 1000 10000 --repeat 1, for a quick look
     python benchmarks/bench.py --only long,big,rss --out /tmp/bench.md   # some sections only
 
 Sections (``--only``, comma-separated; the default runs them all): ``main`` (everything on the
-documentation text listed below), ``long``, ``big`` and ``rss`` (the last three at the end).
+documentation text listed below), ``gpt``, ``long``, ``big`` and ``rss`` (the last four at the end).
 
 Corpus: the text of Python's own documentation topics (``pydoc_data.topics``), so every machine
 with Python has it. What is measured:
@@ -29,6 +29,12 @@ with Python has it. What is measured:
   (``--all-charts``: every chart);
 * notebook run time: every ``notebooks/*.ipynb`` executed headless with nbclient in a fresh
   kernel (the time includes the kernel's start-up, measured on its own too);
+* ``gpt``: GPT-style byte-level BPE, the ``cs336`` preset (GPT-2 pattern, ``<|endoftext|>``, 256
+  bytes, byte-order ties): training on the documentation text until pairs run out, ours vs the
+  tokenizers ``BpeTrainer`` with a ByteLevel pre-tokenizer; CS336's own speed test
+  (``../shared/fixtures/external/cs336/corpus.en``, vocab_size 500, limit 1.5 s); encoding the
+  text with that tokenizer, ours vs tiktoken (an ``Encoding`` built from our merges) vs minbpe's
+  encode loop written out literally, same ids checked;
 * ``long``: one long word, the 1994 compression view (and minbpe's ``BasicTokenizer``): the
   documentation text with every whitespace character made ``_``, its first 50,000 / 100,000 /
   200,000 characters, 100 merges; ours vs a literal recount loop (every step recounts every
@@ -47,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import collections
 import contextlib
 import datetime
 import gc
@@ -92,8 +99,11 @@ TARGETS = {
     "long_doubling": 2.2,  # our time when the single word's length doubles
     "big_train_ratio": 0.5,  # ours / subword-nmt training time on the bigger corpus
     "rss_ratio": 2.0,  # ours / subword-nmt whole-process peak RSS
+    "gpt_train_ratio": 5.0,  # ours / tokenizers, cs336 preset on the docs text until pairs run out
+    "cs336_speed_s": 1.5,  # CS336's test_train_bpe_speed limit: corpus.en to vocab_size 500
+    "gpt_encode_ratio": 0.5,  # ours / the literal minbpe encode loop, cs336 tokenizer, docs text
 }
-SECTIONS = ("main", "long", "big", "rss")
+SECTIONS = ("main", "gpt", "long", "big", "rss")
 SNAPSHOT_SAMPLES = 50
 SLIDER_MERGES = 10000
 SLIDER_SAMPLES = 60
@@ -112,6 +122,15 @@ BIG_LINE_WORDS = (8, 16)  # words per line, uniform: 12 on average
 BIG_MERGES = (1000, 3000)
 RSS_DOCS_MERGES = 10_000
 RSS_TIMEOUT = 1800  # seconds per child process
+GPT_HUGE_VOCAB = 100_000  # a vocab_size never reached: training stops when pairs run out
+GPT_SPECIAL = "<|endoftext|>"
+GPT_HF_CHUNK = 1 << 16  # characters per piece of text fed to tokenizers (cut at pre-token starts)
+GPT_HF_MIN_FREQUENCY = 1  # CS336 counts every pair; tokenizers stops below min_frequency
+GPT_HF_MIN_FREQUENCY_ALT = 0  # tokenizers' default, run once for its merge count
+CS336_DIR = ROOT.parent / "shared" / "fixtures" / "external" / "cs336"
+CS336_CORPUS = CS336_DIR / "corpus.en"
+CS336_REFERENCE = CS336_DIR / "train-bpe-reference-merges.txt"
+CS336_VOCAB = 500
 
 
 # -- corpus ---------------------------------------------------------------------------------
@@ -357,6 +376,488 @@ whitespace character (what `str.split` splits on) replaced by `_`, so it is one 
 Load average (1 min) {res["load"][0]:.2f} before this section, {res["load"][1]:.2f} after.
 """
     return checks, [("Long single word", table)], md
+
+
+# -- GPT-style byte-level BPE: the cs336 preset ---------------------------------------------------
+def run_ours_gpt(text: str, vocab_size: int):
+    """Ours as CS336 trains: the GPT-2 pattern, <|endoftext|>, 256 bytes, byte-order ties."""
+    return train_bpe(text, vocab_size=vocab_size, preset="cs336")
+
+
+def gpt2_pretokens(text: str) -> list[str]:
+    """The GPT-2 pattern's pieces of ``text`` (``regex.findall``, no special token split out)."""
+    import regex
+
+    from bpe_viz.engine.pretokenize import GPT2_PATTERN
+
+    return regex.findall(GPT2_PATTERN, text)
+
+
+def gpt2_chunks(text: str, size: int = GPT_HF_CHUNK) -> list[str]:
+    """``text`` cut into pieces of about ``size`` characters, each cut where a GPT-2 pre-token
+    starts (the caller checks that the pieces' pre-tokens, one piece at a time, are the whole
+    text's)."""
+    import regex
+
+    from bpe_viz.engine.pretokenize import GPT2_PATTERN
+
+    starts = [m.start() for m in regex.finditer(GPT2_PATTERN, text)]
+    cuts, pos = [], size
+    while True:
+        i = bisect.bisect_left(starts, pos)
+        if i >= len(starts):
+            break
+        cuts.append(starts[i])
+        pos = starts[i] + size
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def run_hf_gpt(chunks: list[str], vocab_size: int, min_frequency: int = GPT_HF_MIN_FREQUENCY):
+    """tokenizers' byte-level BPE as GPT-2 (and CS336) set it up, trained from the chunks."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  special_tokens=[GPT_SPECIAL], show_progress=False)
+    tok.train_from_iterator(iter(chunks), trainer=trainer)
+    return tok
+
+
+def hf_merge_pairs(tok) -> list[tuple[str, str]]:
+    """The trained tokenizer's merges as pairs (its JSON spells them "a b" or ["a", "b"])."""
+    merges = json.loads(tok.to_str())["model"]["merges"]
+    return [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
+
+
+def run_cs336(path: Path):
+    """CS336's ``test_train_bpe_speed`` call: read corpus.en, train to vocab_size 500."""
+    return train_bpe(path.read_text(encoding="utf-8"), vocab_size=CS336_VOCAB, preset="cs336")
+
+
+def tiktoken_from_trace(trace):
+    """A tiktoken ``Encoding`` with the trace's tokens: mergeable ranks are our non-special ids
+    renumbered from 0 in id order (cs336 ids: the special is 0, so rank = id - 1), the special
+    tokens after them. Returns (encoding, tiktoken id -> our id, ranks in merge order?)."""
+    import tiktoken
+
+    from bpe_viz import symbols_to_bytes
+    from bpe_viz.engine.pretokenize import GPT2_PATTERN
+
+    special_ids = {trace.token_to_id(sp): sp for sp in trace.special_tokens}
+    ranks: dict[bytes, int] = {}
+    to_ours: list[int] = []
+    for tid, tok in enumerate(trace.id_to_token):
+        if tid not in special_ids:
+            ranks[symbols_to_bytes(tok)] = len(to_ours)
+            to_ours.append(tid)
+    specials = {}
+    for tid, sp in special_ids.items():
+        specials[sp] = len(to_ours)
+        to_ours.append(tid)
+    # the 256 bytes in byte order, then merge k's token at rank 255 + k, each token once
+    in_order = (len(ranks) == len(to_ours) - len(specials)
+                and all(ranks.get(bytes([b])) == b for b in range(256))
+                and all(ranks.get(symbols_to_bytes(m.token)) == 255 + m.step for m in trace.merges))
+    enc = tiktoken.Encoding(name="bpe-viz-docs", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
+                            special_tokens=specials)
+    return enc, to_ours, in_order
+
+
+# minbpe (Karpathy), minbpe/base.py and minbpe/regex.py, literally: integer ids, the byte values
+# 0..255, merge k making id 255 + k.
+def _minbpe_get_stats(ids, counts=None):
+    counts = {} if counts is None else counts
+    for pair in zip(ids, ids[1:]):  # iterate consecutive elements
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def _minbpe_merge(ids, pair, idx):
+    newids = []
+    i = 0
+    while i < len(ids):
+        # if not at the very last position AND the pair matches, replace it
+        if ids[i] == pair[0] and i < len(ids) - 1 and ids[i + 1] == pair[1]:
+            newids.append(idx)
+            i += 2
+        else:
+            newids.append(ids[i])
+            i += 1
+    return newids
+
+
+class MinbpeLoop:
+    """minbpe's ``RegexTokenizer.encode`` (``allowed_special="all"``), literally, with the GPT-2
+    pattern and the trace's merges: ``merges`` maps a pair of minbpe ids to the new id, its rank.
+    ``to_ours`` maps minbpe ids to the trace's ids (done after timing)."""
+
+    def __init__(self, trace):
+        import regex
+
+        from bpe_viz.engine.alphabet import BYTE_SYMBOLS
+        from bpe_viz.engine.pretokenize import GPT2_PATTERN
+
+        self.compiled_pattern = regex.compile(GPT2_PATTERN)
+        sym = {BYTE_SYMBOLS[b]: b for b in range(256)}  # our symbol -> minbpe id
+        self.to_ours = [trace.token_to_id(BYTE_SYMBOLS[b]) for b in range(256)]
+        self.merges = {}
+        for m in trace.merges:
+            idx = 255 + m.step
+            self.merges.setdefault((sym[m.pair[0]], sym[m.pair[1]]), idx)
+            sym.setdefault(m.token, idx)
+            self.to_ours.append(trace.token_to_id(m.token, made_at=m.step))
+        self.special_tokens = {}
+        for sp in trace.special_tokens:
+            self.special_tokens[sp] = len(self.to_ours)
+            self.to_ours.append(trace.token_to_id(sp))
+
+    def _encode_chunk(self, text_bytes):
+        # return the token ids
+        # let's begin. first, convert all bytes to integers in range 0..255
+        ids = list(text_bytes)
+        while len(ids) >= 2:
+            # find the pair with the lowest merge index
+            stats = _minbpe_get_stats(ids)
+            pair = min(stats, key=lambda p: self.merges.get(p, float("inf")))
+            # subtle: if there are no more merges available, the key will
+            # result in an inf for every single pair, and the min will be
+            # just the first pair in the list, arbitrarily
+            # we can detect this terminating case by a membership check
+            if pair not in self.merges:
+                break  # nothing else can be merged anymore
+            # otherwise let's merge the best pair (lowest merge index)
+            idx = self.merges[pair]
+            ids = _minbpe_merge(ids, pair, idx)
+        return ids
+
+    def encode_ordinary(self, text):
+        """Encoding that ignores any special tokens."""
+        # split text into chunks of text by categories defined in regex pattern
+        text_chunks = self.compiled_pattern.findall(text)
+        # all chunks of text are encoded separately, then results are joined
+        ids = []
+        for chunk in text_chunks:
+            chunk_bytes = chunk.encode("utf-8")  # raw bytes
+            chunk_ids = self._encode_chunk(chunk_bytes)
+            ids.extend(chunk_ids)
+        return ids
+
+    def encode(self, text):
+        """minbpe's ``encode(text, allowed_special="all")``."""
+        import regex
+
+        special = self.special_tokens
+        if not special:
+            return self.encode_ordinary(text)
+        special_pattern = "(" + "|".join(regex.escape(k) for k in special) + ")"
+        special_chunks = regex.split(special_pattern, text)
+        ids = []
+        for part in special_chunks:
+            if part in special:
+                ids.append(special[part])
+            else:
+                ids.extend(self.encode_ordinary(part))
+        return ids
+
+
+def first_id_difference(trace, ours: list[int], theirs: list[int]) -> str | None:
+    """None if the id lists are equal, else where and how they first differ (a table cell)."""
+    toks = trace.id_to_token
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if a != b:
+            return (f"token {i:,}: ours {a} {toks[a]!r}, theirs {b} "
+                    f"{toks[b] if 0 <= b < len(toks) else '?'!r}").replace("|", "\\|")
+    if len(ours) != len(theirs):
+        return f"ours {len(ours):,} tokens, theirs {len(theirs):,}"
+    return None
+
+
+def bench_gpt(text: str, repeat: int, log) -> dict:
+    """The cs336 preset: training on the documentation text until pairs run out, ours vs
+    tokenizers; CS336's own speed test on corpus.en; encoding the text, ours vs tiktoken vs the
+    literal minbpe loop. ``repeat`` runs per timing, competitors alternating."""
+    load = os.getloadavg()[0]
+    res = {"repeat": repeat}
+
+    # 1. training until pairs run out: V from one run with a huge vocab_size (also the warm-up)
+    log(f"gpt: cs336 preset, vocab_size={GPT_HUGE_VOCAB:,}, to find where pairs run out")
+    secs, full = timed(run_ours_gpt, text, GPT_HUGE_VOCAB)
+    vocab = full.vocab_size
+    res["full"] = {"secs": secs, "stop": full.stop_reason, "vocab": vocab, "merges": len(full.merges)}
+    del full
+    gc.collect()
+
+    chunks = gpt2_chunks(text)
+    whole = gpt2_pretokens(text)
+    res["chunks"] = {"n": len(chunks), "size": GPT_HF_CHUNK,
+                     "same": [p for c in chunks for p in gpt2_pretokens(c)] == whole}
+    line_pre = [p for line in text.splitlines(keepends=True) for p in gpt2_pretokens(line)]
+    only_ws = all(p.isspace() for p in (collections.Counter(whole) - collections.Counter(line_pre))
+                  + (collections.Counter(line_pre) - collections.Counter(whole)))
+    res["pretokens"] = {"whole": len(whole), "whole_distinct": len(set(whole)),
+                        "lines": len(line_pre), "lines_distinct": len(set(line_pre)), "only_ws": only_ws}
+    run_hf_gpt(chunks[:1], 300)  # warm-up, untimed
+    train = {"ours": [], "hf": []}
+    for r in range(repeat):
+        log(f"gpt: training to vocab_size={vocab:,}, repeat {r + 1}/{repeat}")
+        secs, trace = timed(run_ours_gpt, text, vocab)
+        train["ours"].append(secs)
+        secs, hf_tok = timed(run_hf_gpt, chunks, vocab)
+        train["hf"].append(secs)
+    from bpe_viz.engine.alphabet import bytes_to_symbols
+
+    hf_pre = [p for c in chunks for p, _ in hf_tok.pre_tokenizer.pre_tokenize_str(c)]
+    res["hf_pre_same"] = hf_pre == [bytes_to_symbols(p) for p in whole]
+    del hf_pre
+    hf_pairs = hf_merge_pairs(hf_tok)
+    ours_pairs = [m.pair for m in trace.merges]
+    res["train"] = train
+    res["ours_merges"], res["ours_vocab"], res["ours_stop"] = len(ours_pairs), trace.vocab_size, trace.stop_reason
+    res["hf_merges"], res["hf_vocab"] = len(hf_pairs), hf_tok.get_vocab_size()
+    diff = None
+    for i, (a, b) in enumerate(zip(ours_pairs, hf_pairs)):
+        if a != b:  # what both pairs counted just before, by our snapshot
+            counts = trace[i].pair_counts
+            diff = {"step": i + 1, "ours": a, "hf": b, "ours_count": counts.get(a), "hf_count": counts.get(b)}
+            break
+    res["merge_diff"] = diff
+    del hf_tok, hf_pairs
+    gc.collect()
+    other = GPT_HF_MIN_FREQUENCY_ALT
+    log(f"gpt: tokenizers once more with min_frequency={other} (merge count only, untimed)")
+    tok = run_hf_gpt(chunks, vocab, min_frequency=other)
+    res["hf_alt"] = {"min_frequency": other, "merges": len(hf_merge_pairs(tok))}
+    del tok
+    gc.collect()
+    res["load_train"] = (load, os.getloadavg()[0])
+
+    # 2. CS336's speed test
+    load = os.getloadavg()[0]
+    if CS336_CORPUS.is_file():
+        cs = {"secs": [], "path": CS336_CORPUS}
+        for r in range(repeat):
+            log(f"gpt: CS336 speed test (corpus.en, vocab_size={CS336_VOCAB}), repeat {r + 1}/{repeat}")
+            secs, cs_trace = timed(run_cs336, CS336_CORPUS)
+            cs["secs"].append(secs)
+        cs["merges"], cs["vocab"] = len(cs_trace.merges), cs_trace.vocab_size
+        cs["bytes"] = CS336_CORPUS.stat().st_size
+        if CS336_REFERENCE.is_file():
+            ref = [ln for ln in CS336_REFERENCE.read_text(encoding="utf-8").splitlines() if ln.strip()]
+            cs["ref_n"] = len(ref)
+            cs["ref_diff"] = first_difference([" ".join(m.pair) for m in cs_trace.merges], ref)
+        del cs_trace
+    else:
+        cs = {"skipped": "../shared absent"}
+    cs["load"] = (load, os.getloadavg()[0])
+    res["cs336"] = cs
+
+    # 3. encoding the documentation text with the trace of 1.
+    load = os.getloadavg()[0]
+    enc, tk_to_ours, res["ranks_in_order"] = tiktoken_from_trace(trace)
+    loop = MinbpeLoop(trace)
+    enc.encode("warm up", allowed_special="all")  # untimed
+    loop.encode("warm up")
+    times = {"ours": [], "ours_fresh": [], "tiktoken": [], "loop": []}
+    ours_ids = fresh_ids = None
+    for r in range(repeat):
+        log(f"gpt: encoding the text ({len(trace.merges):,} merges), repeat {r + 1}/{repeat}")
+        if _bpe_encode is not None:
+            trace.__dict__.pop("_encode_cache", None)  # cold: every distinct word segmented anew
+            secs, ours_ids = timed(lambda: _bpe_encode(text, trace).ids)
+            times["ours"].append(secs)
+        secs, tk_ids = timed(lambda: enc.encode(text, allowed_special="all"))
+        times["tiktoken"].append(secs)
+        secs, loop_ids = timed(loop.encode, text)
+        times["loop"].append(secs)
+        if _bpe_encode is not None:
+            fresh = run_ours_gpt(text, vocab)  # untimed: a trace that has never encoded
+            secs, fresh_ids = timed(lambda: _bpe_encode(text, fresh).ids)
+            times["ours_fresh"].append(secs)
+            del fresh
+    res["times"] = times
+    tk_mapped = [tk_to_ours[t] for t in tk_ids]
+    loop_mapped = [loop.to_ours[t] for t in loop_ids]
+    res["n_tokens"] = {"ours": None if ours_ids is None else len(ours_ids), "tiktoken": len(tk_ids),
+                       "loop": len(loop_ids)}
+    if ours_ids is not None:
+        ours_ids = list(ours_ids)
+        res["tk_diff"] = first_id_difference(trace, ours_ids, tk_mapped)
+        res["loop_diff"] = first_id_difference(trace, ours_ids, loop_mapped)
+        res["fresh_diff"] = first_id_difference(trace, ours_ids, list(fresh_ids))
+    else:
+        res["tk_diff"] = res["loop_diff"] = res["fresh_diff"] = "ours not available"
+    res["tk_vs_loop"] = first_id_difference(trace, tk_mapped, loop_mapped)
+    res["enc_merges"] = len(trace.merges)
+    res["load_enc"] = (load, os.getloadavg()[0])
+    del trace, enc, loop
+    gc.collect()
+    return res
+
+
+def report_gpt(res: dict) -> tuple[list, list, str]:
+    """(Targets rows, console tables, Markdown section) of ``bench_gpt``'s result."""
+    checks = []
+    rep = res["repeat"]
+    full, pre = res["full"], res["pretokens"]
+    vocab = full["vocab"]
+
+    # 1. training
+    mo, mh = med(res["train"]["ours"]), med(res["train"]["hf"])
+    ratio = mo / mh
+    t_train = md_table(
+        ["", "median s", "runs s", "merges made", "vocabulary size", "ours / tokenizers"],
+        [[f'ours `train_bpe(text, vocab_size={vocab:,}, preset="cs336")`', fmt_s(mo),
+          ", ".join(fmt_s(x) for x in res["train"]["ours"]), f"{res['ours_merges']:,}",
+          f"{res['ours_vocab']:,}", f"{ratio:.2f}"],
+         [f"tokenizers `BpeTrainer(vocab_size={vocab:,}, min_frequency={GPT_HF_MIN_FREQUENCY})`", fmt_s(mh),
+          ", ".join(fmt_s(x) for x in res["train"]["hf"]), f"{res['hf_merges']:,}", f"{res['hf_vocab']:,}",
+          "1.00"]])
+    checks.append([f"GPT-2-style training (cs336 preset), docs text to vocab_size {vocab:,}: ours / tokenizers",
+                   f"≤ {TARGETS['gpt_train_ratio']}", f"{ratio:.2f}", verdict(ratio <= TARGETS["gpt_train_ratio"])])
+    d = res["merge_diff"]
+    if d is None:
+        diff_txt = ("The two merge lists are equal." if res["ours_merges"] == res["hf_merges"]
+                    else "One merge list is a prefix of the other.")
+    else:
+        tie = d["ours_count"] == d["hf_count"]
+        diff_txt = (f"The merge lists first differ at merge {d['step']:,}: ours {d['ours']!r} (count "
+                    f"{d['ours_count']}), tokenizers {d['hf']!r}, which our snapshot just before counts "
+                    f"{d['hf_count']} times: {'a tie, broken differently' if tie else 'NOT a tie'}"
+                    " (CS336 takes the greater pair of byte strings; tokenizers has its own rule), and"
+                    " from then on the intermediate tokens differ, hence slightly different merge counts.")
+
+    # 2. CS336 speed test
+    cs = res["cs336"]
+    if "skipped" in cs:
+        t_cs = f"Skipped: {cs['skipped']} (`{CS336_CORPUS}` not found)."
+        checks.append([f"CS336 speed test: corpus.en to vocab_size {CS336_VOCAB}, median",
+                       f"< {TARGETS['cs336_speed_s']} s", f"skipped: {cs['skipped']}", "n/a"])
+        cs_txt = ""
+    else:
+        mc = med(cs["secs"])
+        ref = ("reference file absent" if "ref_n" not in cs
+               else ("yes" if cs["ref_diff"] is None else f"no ({cs['ref_diff']})"))
+        t_cs = md_table(["input", "vocab_size", "median s", "runs s", "merges made", "vocabulary size",
+                         "same merges as CS336's reference", f"< {TARGETS['cs336_speed_s']} s"],
+                        [[f"corpus.en ({cs['bytes']:,} bytes)", CS336_VOCAB, fmt_s(mc),
+                          ", ".join(fmt_s(x) for x in cs["secs"]), f"{cs['merges']:,}", f"{cs['vocab']:,}", ref,
+                          verdict(mc < TARGETS["cs336_speed_s"])]])
+        checks.append([f"CS336 speed test: corpus.en to vocab_size {CS336_VOCAB}, median",
+                       f"< {TARGETS['cs336_speed_s']} s", f"{mc:.3f} s (max {max(cs['secs']):.3f})",
+                       verdict(mc < TARGETS["cs336_speed_s"])])
+        if "ref_n" in cs:
+            checks.append(["CS336 `test_train_bpe`: our corpus.en merges equal train-bpe-reference-merges.txt",
+                           "yes", "yes" if cs["ref_diff"] is None else "no", verdict(cs["ref_diff"] is None)])
+        cs_txt = (f"Load average (1 min) {cs['load'][0]:.2f} before this part, {cs['load'][1]:.2f} after.")
+
+    # 3. encoding
+    t = res["times"]
+    eo, ef, et, el = med(t["ours"]), med(t["ours_fresh"]), med(t["tiktoken"]), med(t["loop"])
+    n = res["n_tokens"]
+
+    def same(diff):
+        return "yes" if diff is None else f"no ({diff})"
+
+    t_enc = md_table(
+        ["", "median s", "runs s", "tokens", "ours / this", "same ids as ours"],
+        [["ours `bpe_viz.encode(text, trace).ids`, word cache cleared", fmt_s(eo),
+          ", ".join(fmt_s(x) for x in t["ours"]), "n/a" if n["ours"] is None else f"{n['ours']:,}", "1.00", ""],
+         ["ours, first encode on a freshly trained trace", fmt_s(ef), ", ".join(fmt_s(x) for x in t["ours_fresh"]),
+          "", "", same(res["fresh_diff"])],
+         ["tiktoken `Encoding.encode(text, allowed_special=\"all\")`", fmt_s(et),
+          ", ".join(fmt_s(x) for x in t["tiktoken"]), f"{n['tiktoken']:,}",
+          "n/a" if eo is None else f"{eo / et:.2f}", same(res["tk_diff"])],
+         ["minbpe-style loop (`MinbpeLoop.encode`)", fmt_s(el), ", ".join(fmt_s(x) for x in t["loop"]),
+          f"{n['loop']:,}", "n/a" if eo is None else f"{eo / el:.2f}", same(res["loop_diff"])]])
+    eratio = None if eo is None else eo / el
+    checks.append([f"encoding the docs text (cs336 preset, {res['enc_merges']:,} merges): ours / minbpe-style loop",
+                   f"≤ {TARGETS['gpt_encode_ratio']}", "not available" if eratio is None else f"{eratio:.2f}",
+                   verdict(None if eratio is None else eratio <= TARGETS["gpt_encode_ratio"])])
+    for who, key in (("tiktoken", "tk_diff"), ("the minbpe-style loop", "loop_diff")):
+        checks.append([f"encoding the docs text: same ids as {who}, every token", "yes",
+                       "yes" if res[key] is None else "no", verdict(res[key] is None)])
+
+    chunks = res["chunks"]
+    md = f"""## GPT-style byte-level BPE (the cs336 preset)
+
+### Training until pairs run out
+
+{t_train}
+
+Ours: `train_bpe(text, vocab_size=V, preset="cs336")` on the documentation text: the GPT-2
+pattern, `<|endoftext|>` split out as a special token, all 256 bytes in the alphabet from the
+start, ties to the greater pair of byte strings, every pair counts (min frequency 1), a snapshot
+kept after every merge. V is where pairs run out: one untimed run with `vocab_size={GPT_HUGE_VOCAB:,}`
+stopped with `stop_reason="{full["stop"]}"` after {full["merges"]:,} merges, vocabulary size
+{vocab:,} (1 special + 256 bytes + merges; {full["secs"]:.2f} s); the timed runs train to
+`vocab_size={vocab:,}` (they stop with `"{res["ours_stop"]}"`, the same {res["ours_merges"]:,} merges).
+
+tokenizers: `Tokenizer(models.BPE())`, `pre_tokenizers.ByteLevel(add_prefix_space=False)`,
+`trainers.BpeTrainer(vocab_size={vocab:,}, min_frequency={GPT_HF_MIN_FREQUENCY},
+initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=["<|endoftext|>"],
+show_progress=False)`, `train_from_iterator` over the whole text cut into {chunks["n"]} pieces of
+about {chunks["size"]:,} characters, each cut where a GPT-2 pre-token starts (so its threads share
+the work; the pieces' pre-tokens, one piece at a time, equal the whole text's:
+{"yes" if chunks["same"] else "NO"}; tokenizers' own ByteLevel pre-tokenization of the pieces equals
+our GPT-2 pre-tokens of the whole text in its byte spelling: {"yes" if res["hf_pre_same"] else "NO"}).
+Fed line by line instead (`splitlines(keepends=True)`), the pattern would see each line alone
+and cut differently where lines meet ({"only whitespace pre-tokens differ" if pre["only_ws"]
+else "NOT only whitespace pre-tokens differ"}: `"\\n  "` before an indented line becomes `"\\n"`
+and `"  "`): {pre["lines"]:,} pre-tokens ({pre["lines_distinct"]:,} distinct) instead of the whole
+text's {pre["whole"]:,} ({pre["whole_distinct"]:,} distinct), which ours trains on; hence the
+pieces cut at pre-token starts, not at line ends. It stops when its vocabulary reaches `vocab_size`
+or no pair is left; with `min_frequency={res["hf_alt"]["min_frequency"]}` (one more run, untimed) it made
+{res["hf_alt"]["merges"]:,} merges (the timed setting: {res["hf_merges"]:,}). Native code, multi-threaded.
+
+{diff_txt}
+
+Medians of {rep} run(s), ours then tokenizers within each repeat. Load average (1 min)
+{res["load_train"][0]:.2f} before this part, {res["load_train"][1]:.2f} after.
+
+### CS336's speed test
+
+{t_cs}
+
+Stanford CS336 assignment 1's `test_train_bpe_speed`: training on its `corpus.en` to
+`vocab_size={CS336_VOCAB}` with `<|endoftext|>` must take under {TARGETS['cs336_speed_s']} s. Timed here:
+reading the file (UTF-8) and `train_bpe(text, vocab_size={CS336_VOCAB}, preset="cs336")`, {rep} run(s),
+median (the test itself times one run). "same merges": our merges, in GPT-2's byte spelling,
+equal the assignment's `train-bpe-reference-merges.txt` line for line. {cs_txt}
+
+### Encoding with the cs336 tokenizer
+
+{t_enc}
+
+The whole documentation text encoded with a trace of the timed training above ({res['enc_merges']:,}
+merges): {rep} run(s) each, ours, tiktoken, the loop, then ours on a fresh trace within each repeat.
+
+* ours: `bpe_viz.encode(text, trace).ids` with the trace's word cache cleared before each
+  timing (`trace.__dict__.pop("_encode_cache")`), so every distinct pre-token is segmented
+  anew; the rank and id tables the trace builds on first use stay built (as a tokenizer object
+  is made before it encodes). The second row encodes on a trace freshly trained (untimed) in each
+  repeat, so those tables are built inside the timing too.
+* tiktoken: `tiktoken.Encoding(name="bpe-viz-docs", pat_str=GPT2_PATTERN, mergeable_ranks=...,
+  special_tokens={{"<|endoftext|>": {vocab - 1}}})`, built before timing: the mergeable ranks are our
+  non-special ids renumbered from 0 (rank = id - 1: the cs336 layout gives the special id 0),
+  the bytes of each token from `symbols_to_bytes`; the 256 single bytes in byte order and each
+  merge's token at rank 255 + its step, each token once: {"yes" if res["ranks_in_order"] else "NO"}.
+  Its ids are mapped back to ours before comparing. Native code (one thread for one `encode`).
+* minbpe-style loop (in this benchmark, `MinbpeLoop`): minbpe's `RegexTokenizer.encode`
+  literally (`encode_ordinary`: `regex.findall` with the GPT-2 pattern, each piece's UTF-8 bytes,
+  then while at least 2 ids: `get_stats`, the pair of lowest merge index by
+  `min(stats, key=lambda p: merges.get(p, inf))`, stop if it is not a merge, `merge` every
+  occurrence), no cache; ids are byte values then 255 + merge step, mapped to ours after timing.
+* "same ids": the mapped id lists equal ours token for token (otherwise the first difference).
+  tiktoken and the loop agree with each other: {same(res["tk_vs_loop"])}.
+
+Load average (1 min) {res["load_enc"][0]:.2f} before this part, {res["load_enc"][1]:.2f} after.
+"""
+    console = [("GPT-style training (cs336 preset)", t_train), ("CS336 speed test", t_cs),
+               ("GPT-style encoding (cs336 preset)", t_enc)]
+    return checks, console, md
 
 
 # -- a bigger corpus, generated -----------------------------------------------------------------
@@ -1119,6 +1620,7 @@ def main(argv=None) -> int:
                     help=f"comma-separated sections to run, of {','.join(SECTIONS)} (default: all)")
     ap.add_argument("--long-repeat", type=int, default=None, help="runs per timing in 'long' (default: --repeat)")
     ap.add_argument("--big-repeat", type=int, default=None, help="runs per timing in 'big' (default: --repeat)")
+    ap.add_argument("--gpt-repeat", type=int, default=None, help="runs per timing in 'gpt' (default: --repeat)")
     ap.add_argument("--out", default="docs/benchmarks.md")
     ap.add_argument("--_rss", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -1132,12 +1634,14 @@ def main(argv=None) -> int:
     sections = args.only
     long_repeat = args.long_repeat or args.repeat
     big_repeat = args.big_repeat or args.repeat
+    gpt_repeat = args.gpt_repeat or args.repeat
 
     command = " ".join(
         ["python benchmarks/bench.py"]
         + ([f"--only {','.join(sections)}"] if sections != list(SECTIONS) else [])
         + ([f"--merges {' '.join(map(str, args.merges))}"] if "main" in sections else [])
         + ([f"--repeat {args.repeat}"] if sections != ["rss"] else [])  # rss: one process per figure
+        + ([f"--gpt-repeat {gpt_repeat}"] if "gpt" in sections and gpt_repeat != args.repeat else [])
         + ([f"--long-repeat {long_repeat}"] if "long" in sections and long_repeat != args.repeat else [])
         + ([f"--big-repeat {big_repeat}"] if "big" in sections and big_repeat != args.repeat else [])
         + ([f"--notebooks {args.notebooks}"] if "main" in sections else [])
@@ -1156,6 +1660,12 @@ def main(argv=None) -> int:
     big_note = ""
     if "main" in sections:
         ch, co, md = bench_suite(text, args, log)
+        checks += ch
+        console += co
+        mds.append(md)
+        gc.collect()
+    if "gpt" in sections:
+        ch, co, md = report_gpt(bench_gpt(text, gpt_repeat, log))
         checks += ch
         console += co
         mds.append(md)
@@ -1204,8 +1714,8 @@ def main(argv=None) -> int:
     print(f"total benchmark time: {elapsed:.0f} s")
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    uniform = "main" in sections and all(r == args.repeat for sec, r in (("long", long_repeat), ("big", big_repeat))
-                                          if sec in sections)
+    uniform = "main" in sections and all(r == args.repeat for sec, r in (("gpt", gpt_repeat), ("long", long_repeat),
+                                                                          ("big", big_repeat)) if sec in sections)
     repeats = (f"Times are medians of {args.repeat} runs" if uniform
                else "Times are medians of repeated runs (each section says how many)")
     corpus_par = textwrap.fill(
@@ -1232,6 +1742,7 @@ Generated by `benchmarks/bench.py`; rerun with `make bench` or:
 | bpe-viz | {version_of("bpe-viz")}, git {git_rev()} |
 | subword-nmt | {version_of("subword-nmt")} |
 | tokenizers | {version_of("tokenizers")} |
+| tiktoken | {version_of("tiktoken")} |
 | benchmark run time | {elapsed:.0f} s |
 | load average (1 min) at start / end | {load_start[0]:.2f} / {os.getloadavg()[0]:.2f} (other work on the machine slows every competitor) |
 

@@ -195,6 +195,23 @@ def byte_runs(symbols: str) -> list[tuple[str, bool]]:
     return runs
 
 
+def word_label(word: str) -> str:
+    """A word (a pre-tokenizer's piece) with its whitespace made visible: GPT-style pieces keep
+    their leading space (" the") and newlines.
+
+    Example::
+
+        >>> word_label(" the"), word_label("\\n\\n")
+        ('␣the', '↵↵')
+    """
+    return "".join(_VISIBLE.get(ch, ch) for ch in word)
+
+
+def display_text(token: str, convention) -> str:
+    """A token as the view draws it (byte-level: what its bytes spell, e.g. ``␣the``)."""
+    return "".join(t for t, _ in _marker_parts(token, convention))
+
+
 def _byte_title(token: str) -> str:
     """Hover text for a byte-level token: its GPT-2 spelling and the bytes it stands for."""
     if not token or not all(c in BYTE_SET for c in token):
@@ -409,7 +426,7 @@ def segmentation_html(snapshot, words=None, *, max_words: int = 30, size: float 
             note = ' <span style="color:#666;font-size:0.85em">(not in the corpus: encoded)</span>'
         rows.append(
             f'<div class="bpe-seg-row"><span class="bpe-seg-word" style="display:inline-block;'
-            f'min-width:6em;font-weight:600">{_e(w)}</span> &rarr; '
+            f'min-width:6em;font-weight:600">{_e(word_label(w))}</span> &rarr; '
             f'<span class="bpe-word" style="{_WORD_STYLE}">{chips}</span>{note}</div>'
         )
     return _box("".join(rows), "bpe-segmentation", size)
@@ -507,7 +524,7 @@ def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto",
         syms = seg[w]
         changed = highlight is not None and highlight in syms
         rows.append([
-            f'<span style="font-weight:600">{_e(w)}</span>',
+            f'<span style="font-weight:600">{_e(word_label(w))}</span>',
             f"{counts[w]:,}",
             _symbol_chips(syms, trace, conv, highlight),
             str(len(syms)),
@@ -515,7 +532,7 @@ def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto",
         classes.append("bpe-word-row bpe-changed" if changed else "bpe-word-row")
     caption = "most frequent words first" if by_count else "in corpus order"
     if highlight is not None:
-        caption += f"; thick border: the token just made ({_e(highlight)})"
+        caption += f"; thick border: the token just made ({_e(display_text(highlight, conv))})"
     return _box(
         _table(f"Words at step {snapshot.step}", ["word", "count", "segmentation", "symbols"], rows,
                cls="bpe-words-table", more=n - len(shown), caption=caption, row_classes=classes,
@@ -852,7 +869,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
     greedy = walkthrough.longest_match
     k = walkthrough.num_merges
     head = (
-        f'<div class="bpe-walk-title" style="font-weight:700">Encoding &ldquo;{_e(walkthrough.word)}&rdquo; '
+        f'<div class="bpe-walk-title" style="font-weight:700">Encoding &ldquo;{_e(word_label(walkthrough.word))}&rdquo; '
         f"with the first {k:,} merge{'s' if k != 1 else ''}</div>"
     )
     rule = (
