@@ -335,3 +335,19 @@ def test_dropdown_choices_come_from_the_engine_tables():
     assert {v for _, v in TIE_CHOICES} == {"preset", *TIE_RULES}
     ex = MergeExplorer("sennrich2016", 3)
     assert {v for _, v in ex.controls["ties"].options} >= set(TIE_RULES)
+
+
+def test_encoder_explorer_shows_gpt_pre_tokenizer_pieces():
+    """A GPT-style trace cuts the typed text into pieces that keep their spaces; the explorer
+    offers them (drawn with visible spaces) and walks through the one chosen."""
+    trace = train_bpe("the cat sat on the mat. the cat ran.", 20, preset="cs336")
+    ex = EncoderExplorer(trace, word="the cat  sat.")
+    assert ex.error is None
+    assert ex.pieces == ["the", " cat", " ", " sat", "."]
+    assert [o.split(": ", 1)[1] for o in ex.controls["piece"].options] == ["the", "␣cat", "␣", "␣sat", "."]
+    ex.controls["piece"].index = 1
+    assert ex.walkthrough.word == " cat" and "".join(ex.walkthrough.final) == "Ġcat"
+    ex.word = "hat"
+    assert ex.pieces == ["hat"] and ex.piece == 0 and ex.controls["piece"].layout.display == "none"
+    ex.word = "   "
+    assert ex.error is None and ex.pieces == ["   "]  # whitespace is a piece of its own here

@@ -17,7 +17,7 @@ import traitlets
 
 from ..engine import bpe as _bpe
 from ..engine.encoding import encode, encode_word
-from ..view.html import message_html, segments_html, walkthrough_html
+from ..view.html import message_html, segments_html, walkthrough_html, word_label
 from .common import PRESET_CHOICES, Explorer, corpus_choices
 
 __all__ = ["EncoderExplorer"]
@@ -42,6 +42,7 @@ class EncoderExplorer(Explorer):
     """
 
     word = traitlets.Unicode("lowest")
+    piece = traitlets.Int(0)  # which pre-tokenizer piece of the text to walk through (GPT-style traces)
     num_merges = traitlets.Int(0)
     iteration = traitlets.Int(0)
 
@@ -62,6 +63,13 @@ class EncoderExplorer(Explorer):
         self.word = word
         self._word_box = widgets.Text(value=word, description="word", continuous_update=True,
                                       layout=widgets.Layout(width="24em"))
+        # a pre-tokenizer that keeps whitespace (GPT-2, GPT-4) cuts a typed text into pieces: pick one
+        self.pieces: list[str] = []
+        self._piece_dd = widgets.Dropdown(options=[], description="piece",
+                                          layout=widgets.Layout(width="20em", display="none"))
+        # not traitlets.link: an empty Dropdown's index is None, the trait an int
+        self._piece_dd.observe(lambda c: c["new"] is not None and setattr(self, "piece", c["new"]), "index")
+        self.observe(self._piece_to_dropdown, "piece")
         self._k_slider = widgets.IntSlider(value=self.num_merges, min=0, max=n,
                                            description="use merges", continuous_update=True,
                                            layout=widgets.Layout(width="36em"),
@@ -77,13 +85,13 @@ class EncoderExplorer(Explorer):
         self._final_view = widgets.HTML()
         self._view.children = [self._walk_view, self._final_view]
         self.children = [
-            widgets.HBox([self._word_box, self._size_dd]),
+            widgets.HBox([self._word_box, self._piece_dd, self._size_dd]),
             self._k_slider,
             widgets.HBox([self._play, self._it_slider]),
             self._error_view,
             self._view,
         ]
-        self.observe(lambda _c: self._recompute(), ["word", "num_merges"])
+        self.observe(lambda _c: self._recompute(), ["word", "num_merges", "piece"])
         self.observe(lambda _c: self._render(), ["iteration", "size"])
         self._hold = False
         self._recompute()
@@ -96,8 +104,8 @@ class EncoderExplorer(Explorer):
     @property
     def controls(self) -> dict:
         """The control widgets by name."""
-        return {"word": self._word_box, "merges": self._k_slider, "iteration": self._it_slider,
-                "play": self._play, "size": self._size_dd}
+        return {"word": self._word_box, "piece": self._piece_dd, "merges": self._k_slider,
+                "iteration": self._it_slider, "play": self._play, "size": self._size_dd}
 
     @traitlets.validate("num_merges")
     def _valid_k(self, proposal):
@@ -121,11 +129,17 @@ class EncoderExplorer(Explorer):
     def _recompute(self):
         if self._hold:
             return
-        word = self.word.strip()
+        pretok = self.trace.convention.pre_tokenizer
+        word = self.word if pretok.keeps_whitespace else self.word.strip()
         try:
             if not word:
                 raise ValueError("Type a word to encode.")
-            if any(ch.isspace() for ch in word):
+            if pretok.keeps_whitespace:
+                self._set_pieces(pretok.words(word))
+                if not self.pieces:
+                    raise ValueError(f"The pre-tokenizer ({pretok.describe()}) finds no piece in “{word}”.")
+                word = self.pieces[min(self.piece, len(self.pieces) - 1)]
+            elif any(ch.isspace() for ch in word):
                 raise ValueError(f"Type one word, without spaces (got “{word}”).")
             self.walkthrough = encode_word(word, self.trace, self.num_merges)
         except Exception as exc:
@@ -141,6 +155,32 @@ class EncoderExplorer(Explorer):
             self._hold = False
         self._render()
 
+    def _piece_to_dropdown(self, change):
+        if self._piece_dd.options and 0 <= change["new"] < len(self._piece_dd.options):
+            self._piece_dd.index = change["new"]
+
+    @traitlets.validate("piece")
+    def _valid_piece(self, proposal):
+        i = proposal["value"]
+        pieces = getattr(self, "pieces", [])
+        if pieces and not 0 <= i < len(pieces):
+            raise traitlets.TraitError(f"piece must be between 0 and {len(pieces) - 1}, got {i}")
+        return i
+
+    def _set_pieces(self, pieces):
+        """Offer the pre-tokenizer's pieces of the typed text (whitespace drawn visibly)."""
+        if pieces == self.pieces:
+            return
+        self.pieces = pieces
+        self._hold = True
+        try:
+            self._piece_dd.options = [f"{i + 1}: {word_label(p)}" for i, p in enumerate(pieces)]
+            self._piece_dd.index = 0 if pieces else None
+            self.piece = 0
+            self._piece_dd.layout.display = None if len(pieces) > 1 else "none"
+        finally:
+            self._hold = False
+
     def _render(self):
         if self._hold or self.walkthrough is None:
             return
@@ -148,7 +188,8 @@ class EncoderExplorer(Explorer):
             size = self.size
             self._walk_view.value = walkthrough_html(self.walkthrough, trace=self.trace,
                                                      upto=self.iteration, size=size)
-            enc = encode(self.walkthrough.word, self.trace, self.num_merges)
+            text = self.word if self.pieces else self.walkthrough.word
+            enc = encode(text, self.trace, self.num_merges)
             ids = ", ".join(str(i) for i in enc.ids)
             self._final_view.value = (
                 message_html(f"tokens and ids with the first {self.num_merges} merges: [{ids}]", size=size)
