@@ -93,3 +93,11 @@ def test_subword_nmt_splits_at_the_ascii_space_only():
     theirs = [tuple(line.split(" ")) for line in out.getvalue().splitlines()[1:]]
     assert [m.pair for m in trace.merges] == theirs
     assert encode("low\u00a0lower x", trace).word_ids[-1] == 1  # two words, not three
+
+
+def test_a_pre_tokenizer_that_keeps_spaces_means_no_marker_by_default():
+    """Pinned (issue 8): under a regex pre-tokenizer there is no end-of-word marker unless asked."""
+    t = train_bpe("the cat sat", 3, pre_tokenizer="gpt2", byte_level=True, initial_alphabet="bytes")
+    assert t.convention.end_of_word is None
+    assert train_bpe("the cat sat", 3, pre_tokenizer="gpt2", end_of_word="</w>").convention.end_of_word == "</w>"
+    assert train_bpe("the cat sat", 3).convention.end_of_word == "</w>"  # the classic default stays

@@ -69,6 +69,11 @@ def resolve_convention(preset, presets: dict, defaults: dict, algorithm: str = "
             raise ValueError(f"preset must be one of {sorted(presets)} or None, got {preset!r}")
         values.update(presets[preset])
     values.update({k: v for k, v in given.items() if v is not UNSET})
+    pretok = get_pre_tokenizer(values["pre_tokenizer"])
+    explicit = {k for k, v in given.items() if v is not UNSET} | set(presets.get(preset, {}))
+    if pretok.keeps_whitespace and "end_of_word" not in explicit:
+        # a piece that keeps its spaces (" the") says where words are: no end-of-word marker
+        values["end_of_word"] = None
     marker_from(values["end_of_word"], values["attach_end_of_word"], values["prefix"])  # checks them
     get_tie_rule(values["tie_break"])
     mf = values["min_frequency"]
@@ -82,7 +87,7 @@ def resolve_convention(preset, presets: dict, defaults: dict, algorithm: str = "
         raise ValueError(
             f"normalization must be one of None, 'NFC', 'NFD', 'NFKC', 'NFKD', got {values['normalization']!r}"
         )
-    values["pre_tokenizer"] = get_pre_tokenizer(values["pre_tokenizer"])
+    values["pre_tokenizer"] = pretok
     values["special_tokens"] = check_special_tokens(values["special_tokens"])
     alphabet = values["initial_alphabet"]
     if alphabet not in (None, "bytes"):
