@@ -58,6 +58,9 @@ PRESETS: dict[str, dict] = {
     # 256 (specials registered after), ties to the first pair met, min_frequency 1.
     "minbpe": dict(end_of_word=None, byte_level=True, initial_alphabet="bytes", pre_tokenizer="gpt4",
                    tie_break="first", min_frequency=1, id_layout="specials-last"),
+    # Hugging Face tokenizers' BpeTrainer with a plain BPE model and WhitespaceSplit: no marker,
+    # ties to the pair of the smallest token ids (trainer.rs, `impl Ord for Merge`).
+    "hf-tokenizers": dict(end_of_word=None, tie_break="hf", min_frequency=2),
 }
 
 #: A short title for each preset (the explorers' dropdown shows these).
@@ -68,6 +71,7 @@ PRESET_TITLES: dict[str, str] = {
     "hf-course": "Hugging Face course: no end marker",
     "cs336": "Stanford CS336: GPT-2 pattern, 256 bytes, <|endoftext|>",
     "minbpe": "minbpe: GPT-4 pattern, 256 bytes, ids = byte values",
+    "hf-tokenizers": "Hugging Face tokenizers: no end marker, ties by token id",
 }
 
 
@@ -210,7 +214,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
     counts, first = state.counts, state.first
     show = trace._show
     int_keys = any("\U0010ffff" in show(s) for s in trace.base_symbols)
-    key = rule.keyer(show, int_keys, trace._to_bytes)
+    key = rule.keyer(show, int_keys, trace._to_bytes, trace._hf_id)
 
     # heap entries: (-count, tie key, pair); an entry is stale when the count (or, for a
     # positional rule, the first position) changed since it was pushed
@@ -250,12 +254,12 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
         a, b = pair
         tok = join(a, b, m)
         change = state.apply(pair, tok)
+        merge = Merge(step, (show(a), show(b)), show(tok), count, None, trace, pair, tok)
+        rec.record(merge, change)  # first: a tie rule may number the new token (the "hf" rule)
         for p in (change.deltas.keys() | change.moved) if positional else change.deltas:
             c = counts.get(p)
             if c:
                 heappush(heap, entry(p, c))
-        merge = Merge(step, (show(a), show(b)), show(tok), count, None, trace, pair, tok)
-        rec.record(merge, change)
         yield merge
         # stale entries pile up: rebuild the heap now and then
         if len(heap) > 4 * len(counts) + 1000:

@@ -8,7 +8,8 @@ is an object of its own. A :class:`TieRule` orders pairs that have the same coun
   paper's Algorithm 1, SLP3, the Hugging Face course);
 * ``"lexicographic"`` (:class:`Greatest`): the greatest ``(left, right)`` by code points —
   subword-nmt's ``max(stats, key=lambda x: (stats[x], x))``;
-* ``"bytes"`` (:class:`GreatestBytes`): the greatest pair as UTF-8 byte strings — CS336.
+* ``"bytes"`` (:class:`GreatestBytes`): the greatest pair as UTF-8 byte strings — CS336;
+* ``"hf"`` (:class:`SmallestIds`): the pair of the smallest token ids — Hugging Face's BpeTrainer.
 
 Every trainer, every snapshot's ranked pair table and the "tie!" notes use these rules; a new
 rule is a new class here plus an entry in :data:`TIE_RULES`.
@@ -30,7 +31,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 __all__ = [
-    "TieRule", "FirstMet", "Greatest", "GreatestBytes", "TIE_RULES", "TIE_BREAKS", "get_tie_rule",
+    "TieRule", "FirstMet", "Greatest", "GreatestBytes", "SmallestIds", "TIE_RULES", "TIE_BREAKS", "get_tie_rule",
     "best_pair", "rank", "wordpiece_score", "best_by_score",
 ]
 
@@ -45,9 +46,10 @@ class TieRule:
     #: how the explainer says what the rule took, e.g. "the first pair met"
     takes = "?"
 
-    def keyer(self, show: Callable[[str], str] = str, int_keys: bool = False, to_bytes=None) -> Callable:
+    def keyer(self, show: Callable[[str], str] = str, int_keys: bool = False, to_bytes=None, token_id=None) -> Callable:
         """A function ``(pair, position) -> key``; ``show`` gives a symbol's public spelling,
-        ``to_bytes`` the bytes a public symbol stands for (rules that compare bytes)."""
+        ``to_bytes`` the bytes a public symbol stands for (rules that compare bytes),
+        ``token_id`` a symbol's token id as Hugging Face numbers them (rules that compare ids)."""
         raise NotImplementedError
 
     def describe(self) -> str:
@@ -65,7 +67,7 @@ class FirstMet(TieRule):
     positional = True
     takes = "first pair met"
 
-    def keyer(self, show=str, int_keys=False, to_bytes=None):
+    def keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
         return lambda pair, position: position
 
 
@@ -81,7 +83,7 @@ class Greatest(TieRule):
     name = "lexicographic"
     takes = "greatest pair by code points (as subword-nmt)"
 
-    def keyer(self, show=str, int_keys: bool = False, to_bytes=None):
+    def keyer(self, show=str, int_keys: bool = False, to_bytes=None, token_id=None):
         # int_keys: some symbol holds U+10FFFF, which the string transform needs for itself
         cache: dict = {}
 
@@ -103,7 +105,7 @@ class GreatestBytes(TieRule):
     name = "bytes"
     takes = "greatest pair as UTF-8 bytes (as CS336)"
 
-    def keyer(self, show=str, int_keys=False, to_bytes=None):
+    def keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
         to_bytes = to_bytes or (lambda s: s.encode("utf-8", "surrogatepass"))
         cache: dict = {}
 
@@ -117,8 +119,23 @@ class GreatestBytes(TieRule):
         return lambda pair, position=None: (sym_key(pair[0]), sym_key(pair[1]))
 
 
+class SmallestIds(TieRule):
+    """The pair of the smallest token ids (Hugging Face ``tokenizers``' BpeTrainer,
+    ``impl Ord for Merge`` in ``trainer.rs``): ids number the alphabet sorted by character,
+    then each new token in the order it was made."""
+
+    name = "hf"
+    takes = "smallest pair of token ids (as Hugging Face tokenizers)"
+
+    def keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
+        if token_id is None:
+            raise ValueError("the 'hf' tie rule needs the token ids of a trace")
+        return lambda pair, position=None: (token_id(pair[0]), token_id(pair[1]))
+
+
 #: Tie rules by name.
-TIE_RULES: dict[str, TieRule] = {"first": FirstMet(), "lexicographic": Greatest(), "bytes": GreatestBytes()}
+TIE_RULES: dict[str, TieRule] = {"first": FirstMet(), "lexicographic": Greatest(), "bytes": GreatestBytes(),
+                                 "hf": SmallestIds()}
 TIE_BREAKS = tuple(TIE_RULES)
 
 
@@ -152,12 +169,14 @@ def best_pair(counts: Mapping, tie_break: str = "first", order: Mapping | None =
     return tied[0], tuple(tied[1:])
 
 
-def rank(items, primary: Mapping, rule: TieRule, positions: Mapping | None = None, show=str, to_bytes=None):
+def rank(items, primary: Mapping, rule: TieRule, positions: Mapping | None = None, show=str, to_bytes=None,
+         token_id=None):
     """``(pair, count)`` items sorted best first: by ``primary[pair]`` (larger is better), then
     by the tie rule (``positions``: each pair's first-met rank, for positional rules)."""
     if rule.positional:
         return sorted(items, key=lambda t: (-primary[t[0]], positions[t[0]]))
-    key = rule.keyer(show, int_keys=any("\U0010ffff" in a + b for (a, b), _ in items), to_bytes=to_bytes)
+    key = rule.keyer(show, int_keys=any("\U0010ffff" in a + b for (a, b), _ in items), to_bytes=to_bytes,
+                     token_id=token_id)
     return sorted(items, key=lambda t: (-primary[t[0]], key(t[0])))
 
 

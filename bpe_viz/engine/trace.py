@@ -317,9 +317,11 @@ class Snapshot:
         if len(tied) == 1:
             return tied[0]
         order = self.trace._first_met(self, [self.trace._internal_pair(p) for p in tied])
-        ranked = ranking.rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), self.trace.tie_rule, to_bytes=self.trace._to_bytes, positions=
-                              {p: order[self.trace._internal_pair(p)] for p in tied})
-        return ranked[0][0]
+        t = self.trace
+        ranked = ranking.rank([(t._internal_pair(p), 0) for p in tied], dict.fromkeys(map(t._internal_pair, tied), 0),
+                              t.tie_rule, {t._internal_pair(p): order[t._internal_pair(p)] for p in tied},
+                              t._show, t._to_bytes, t._hf_id)
+        return (t._show(ranked[0][0][0]), t._show(ranked[0][0][1]))
 
     # -- pandas views ------------------------------------------------------------------
     def words_frame(self):
@@ -417,6 +419,22 @@ class Trace(Sequence):
             return symbols_to_bytes(public)
         return public.encode("utf-8", "surrogatepass")
 
+    def _hf_id(self, sym: str) -> int:
+        """A symbol's token id as Hugging Face's BpeTrainer numbers them: the alphabet sorted,
+        then each new token string in the order it was made (the "hf" tie rule compares these)."""
+        ids = self.__dict__.get("_hf_ids")
+        if ids is None:
+            ids = self.__dict__["_hf_ids"] = {s: i for i, s in enumerate(sorted(self.base_symbols))}
+            self.__dict__["_hf_seen"] = 0
+        i = ids.get(sym)
+        if i is None:
+            h = self._history
+            for tok in h.merged_tokens[self.__dict__["_hf_seen"]:]:
+                ids.setdefault(tok, len(ids))
+            self.__dict__["_hf_seen"] = len(h.merged_tokens)
+            i = ids[sym]
+        return i
+
     def _internal_pair(self, pair):
         return (self._internal(pair[0]), self._internal(pair[1])) if self._remap else pair
 
@@ -499,7 +517,7 @@ class Trace(Sequence):
         primary = {p: exact(p, c) for p, c in items}
         rule = self.tie_rule
         order = self._first_met(snap, primary) if rule.positional else None
-        ranked = ranking.rank(items, primary, rule, order, self._show, self._to_bytes)
+        ranked = ranking.rank(items, primary, rule, order, self._show, self._to_bytes, self._hf_id)
         if self._remap:
             show = self._show
             ranked = [((show(a), show(b)), c) for (a, b), c in ranked]

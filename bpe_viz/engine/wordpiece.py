@@ -137,7 +137,8 @@ def _wp_steps(trace: Trace, initial, freqs, num_merges: int):
             break
         top, tied = best_by_score(counts, tokc)
         if len(tied) > 1:
-            tied = [p for p, _ in rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), rule, first, trace._show, trace._to_bytes)]
+            tied = [p for p, _ in rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), rule, first, trace._show, trace._to_bytes,
+                                         trace._hf_id)]
         pair = tied[0]
         step += 1
         a, b = pair
