@@ -55,7 +55,7 @@ def test_hf_rule_reproduces_bpetrainer_on_corpus_en():
     """A stored BpeTrainer run (WhitespaceSplit, min_frequency 2, 500 merges) on corpus.en."""
     fx = json.loads(fixture("hf-tokenizers", "derived", "bpetrainer-corpus.en-500.json").read_text(encoding="utf-8"))
     text = fixture("cs336", "corpus.en").read_text(encoding="utf-8")
-    trace = train_bpe(text, len(fx["merges"]), preset="hf-tokenizers")
+    trace = train_bpe(text, len(fx["merges"]), preset="hf-tokenizers", min_frequency=2)
     assert [list(m.pair) for m in trace.merges] == fx["merges"]
 
 
@@ -71,7 +71,7 @@ def test_hf_rule_equals_live_bpetrainer_on_the_docs(docs_text):
                                                        show_progress=False))
     theirs = [list(m) if not isinstance(m, str) else m.split(" ")
               for m in json.loads(tok.to_str())["model"]["merges"]]
-    trace = train_bpe(docs_text, len(theirs), preset="hf-tokenizers")
+    trace = train_bpe(docs_text, len(theirs), preset="hf-tokenizers", min_frequency=2)
     assert len(theirs) == 400
     assert [list(m.pair) for m in trace.merges] == theirs
     # the snapshot's ranked table uses the same rule: its first pair is the next merge

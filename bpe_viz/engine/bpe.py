@@ -59,8 +59,9 @@ PRESETS: dict[str, dict] = {
     "minbpe": dict(end_of_word=None, byte_level=True, initial_alphabet="bytes", pre_tokenizer="gpt4",
                    tie_break="first", min_frequency=1, id_layout="specials-last"),
     # Hugging Face tokenizers' BpeTrainer with a plain BPE model and WhitespaceSplit: no marker,
-    # ties to the pair of the smallest token ids (trainer.rs, `impl Ord for Merge`).
-    "hf-tokenizers": dict(end_of_word=None, tie_break="hf", min_frequency=2),
+    # ties to the pair of the smallest token ids (trainer.rs, `impl Ord for Merge`); no minimum
+    # frequency unless one is given (its BpeTrainer default is 0).
+    "hf-tokenizers": dict(end_of_word=None, tie_break="hf", min_frequency=1),
 }
 
 #: A short title for each preset (the explorers' dropdown shows these).
