@@ -214,3 +214,68 @@ def test_encode_small_example_apply_bpe(tmp_path):
     ours = [t for p in encode(" ".join(words), trace).word_pieces() for t in to_subword_nmt(p)]
     assert ours == theirs
     assert theirs[:2] == ["lo@@", "west"]
+
+
+# -- BPE-dropout (Provilkov et al. 2020), as subword-nmt's apply_bpe --dropout -------------------
+
+
+def _words_of_apply_bpe(out_lines):
+    """apply_bpe's output ("lo@@ w") as per-word lists of pieces, markers dropped."""
+    words, cur = [], []
+    for line in out_lines:
+        for t in line.split():
+            if t.endswith("@@"):
+                cur.append(t[:-2])
+            else:
+                cur.append(t)
+                words.append(cur)
+                cur = []
+    return words
+
+
+@pytest.mark.parametrize("p,seed", [(0.1, 7), (0.5, 3)])
+def test_dropout_is_apply_bpe_draw_for_draw(docs_text, p, seed):
+    """``apply_bpe --dropout p`` after ``random.seed(seed)`` on every line of the docs text: the
+    same segmentation of every word (one random stream across the lines, a draw for every
+    adjacent pair on every pass, none for one-character words)."""
+    import io
+    import random
+
+    from subword_nmt.apply_bpe import BPE
+
+    from bpe_viz import encode, write_codes
+
+    trace = train_bpe(docs_text, 1000, preset="subword-nmt")
+    codes = io.StringIO()
+    write_codes(trace, codes)
+    codes.seek(0)
+    bpe = BPE(codes, separator="@@")
+    random.seed(seed)
+    theirs = _words_of_apply_bpe(bpe.process_line(line + "\n", dropout=p) for line in docs_text.splitlines())
+    state = random.getstate()
+    enc = encode(docs_text, trace, dropout=p, seed=seed)
+    assert random.getstate() == state  # our own Random(seed), never the global stream
+    ours = [[x[:-4] if x.endswith("</w>") else x for x in ps] for ps in enc.word_pieces()]
+    assert len(ours) == len(theirs) == 65_501
+    assert ours == theirs
+    assert ours != [[x[:-4] if x.endswith("</w>") else x for x in ps]
+                    for ps in encode(docs_text, trace).word_pieces()]  # dropout did change something
+
+
+def test_dropout_edges_and_bad_input():
+    from bpe_viz import decode, encode, train_wordpiece
+
+    trace = train_bpe("low lower newest widest " * 3, 20, preset="subword-nmt", min_frequency=1)
+    text = "lowest newer widest"
+    assert encode(text, trace, dropout=0.0).tokens == encode(text, trace).tokens
+    full = encode(text, trace, dropout=1.0)
+    assert all(len(p.replace("</w>", "")) == 1 for p in full.pieces)  # every merge dropped
+    assert encode(text, trace, dropout=0.3, seed=1).tokens == encode(text, trace, dropout=0.3, seed=1).tokens
+    assert decode(encode(text, trace, dropout=0.3, seed=1).ids, trace) == text
+    for bad in (-0.1, 1.5, "x", True):
+        with pytest.raises(ValueError, match="dropout"):
+            encode(text, trace, dropout=bad)
+    with pytest.raises(TypeError, match="seed"):
+        encode(text, trace, dropout=0.1, seed="a")
+    with pytest.raises(ValueError, match="dropout"):
+        encode("hug", train_wordpiece({"hug": 3, "pug": 2}, 2), dropout=0.1)

@@ -99,6 +99,12 @@ class BPE(Model):
             initial = lambda w: (*w, m)  # noqa: E731
         return lambda w: _apply(initial(w), ranks)
 
+    def dropout_segmenter(self, trace, k, p, rng):
+        ranks = _ranks(trace, k)
+        initial = trace.initial_symbols
+        # subtle: subword-nmt leaves a one-character word alone (no draws for it)
+        return lambda w: initial(w) if len(w) == 1 else _apply_dropout(initial(w), ranks, p, rng)
+
     def walkthrough(self, word, trace, k):
         initial = trace.initial_symbols(word)
         record: list = []
@@ -356,3 +362,31 @@ def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:
     return word
 
 
+def _apply_dropout(symbols: tuple, ranks: dict, p: float, rng) -> tuple:
+    """BPE-dropout as subword-nmt's ``apply_bpe --dropout`` does it, draw for draw: every pass
+    draws one number for *every* adjacent pair (learned or not), keeps the learned pairs whose
+    draw is above ``p``, merges the lowest-rank one of those at the positions that survived
+    (left to right, non-overlapping), and stops when no pair survives.
+
+    Hugging Face ``tokenizers`` (``BPE(dropout=p)``) skips a merge in the same way, but
+    SentencePiece's sampling (``enable_sampling``) drops a candidate for that step only and
+    tries the others; neither draws for pairs that are not learned merges.
+    """
+    word = list(symbols)
+    while len(word) > 1:
+        cands = [(ranks[pair], i, pair) for i, pair in enumerate(zip(word, word[1:]))
+                 if rng.random() > p and pair in ranks]
+        if not cands:
+            break
+        best = min(cands)[2]
+        tok = best[0] + best[1]
+        out, i = [], 0
+        for _, j, pair in cands:
+            if pair != best or j < i:  # j < i: overlaps the previous merge ("x x x" -> "xx x")
+                continue
+            out.extend(word[i:j])
+            out.append(tok)
+            i = j + 2
+        out.extend(word[i:])
+        word = out
+    return tuple(word)

@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import dataclasses
+import random
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from functools import cached_property
@@ -242,7 +243,8 @@ def encode_word(word: str, trace: Trace, num_merges: int | None = None) -> WordW
     return walk if walk.word == word else dataclasses.replace(walk, word=word)
 
 
-def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_special="all") -> Encoding:
+def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_special="all",
+           dropout: float = 0.0, seed: int | None = None) -> Encoding:
     """Encode text with the first ``num_merges`` merges of ``trace`` (all by default).
 
     Text is cut by the trace's pre-tokenizer, like training, after its special tokens are cut
@@ -250,6 +252,11 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
     ``"none"``: none, the text is encoded as plain characters, as tiktoken's
     ``encode_ordinary``; or a set of them). Characters never seen in training become
     ``trace.unk_token`` but stay visible in ``pieces`` (a byte alphabet has no unknowns).
+
+    ``dropout`` (BPE-dropout, Provilkov et al. 2020): each candidate merge is skipped with this
+    probability, draw for draw as subword-nmt's ``apply_bpe --dropout`` after
+    ``random.seed(seed)`` (one stream across the whole text; ``seed=None``: unseeded). The
+    global ``random`` state is never touched.
 
     Example::
 
@@ -267,7 +274,15 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
     k = _check_k(trace, num_merges)
     specials = _allowed_specials(trace, allowed_special)
     conv = trace.convention
-    segment = trace.model.segmenter(trace, k)
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
+        raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__} {seed!r}")
+    if dropout:
+        # every word is drawn afresh, in text order: no cache
+        segment = trace.model.dropout_segmenter(trace, k, float(dropout), random.Random(seed))
+    else:
+        segment = trace.model.segmenter(trace, k)
     ids = trace._ids
     limit = ids.limit(k)  # token ids below it are valid with k merges (None: ask made_at)
     cache = trace.__dict__.setdefault("_encode_cache", {})
@@ -310,6 +325,8 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
         )
 
     def entries_of(words):
+        if dropout:
+            return [word_entry(w) for w in words]
         entries = list(map(words_cache.get, words))
         if None in entries:
             # each new distinct word is segmented once; repeats come from the cache

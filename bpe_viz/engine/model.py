@@ -53,6 +53,11 @@ class Model:
         """A function ``word -> internal symbols`` that encodes one pre-token with ``k`` merges."""
         raise NotImplementedError
 
+    def dropout_segmenter(self, trace, k: int, p: float, rng):
+        """Like :meth:`segmenter`, but each candidate merge is skipped with probability ``p``
+        (BPE-dropout, Provilkov et al. 2020), drawing from ``rng``."""
+        raise ValueError(f"dropout: {self.title} has no merges to drop; use a BPE trace")
+
     def walkthrough(self, word: str, trace, k: int):
         """The encoder's steps on one (normalized) word, as a ``WordWalkthrough``."""
         raise NotImplementedError
