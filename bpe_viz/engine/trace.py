@@ -316,12 +316,13 @@ class Snapshot:
             raise ValueError(f"by must be 'count' or 'score', got {by!r}")
         if len(tied) == 1:
             return tied[0]
-        order = self.trace._first_met(self, [self.trace._internal_pair(p) for p in tied])
         t = self.trace
-        ranked = ranking.rank([(t._internal_pair(p), 0) for p in tied], dict.fromkeys(map(t._internal_pair, tied), 0),
-                              t.tie_rule, {t._internal_pair(p): order[t._internal_pair(p)] for p in tied},
+        internal = [t._internal_pair(p) for p in tied]
+        order = t._first_met(self, internal) if t.tie_rule.positional else None
+        ranked = ranking.rank([(p, 0) for p in internal], dict.fromkeys(internal, 0), t.tie_rule, order,
                               t._show, t._to_bytes, t._hf_id)
-        return (t._show(ranked[0][0][0]), t._show(ranked[0][0][1]))
+        a, b = ranked[0][0]
+        return (t._show(a), t._show(b))
 
     # -- pandas views ------------------------------------------------------------------
     def words_frame(self):
