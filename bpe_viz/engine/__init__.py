@@ -24,6 +24,7 @@ from .symbols import merge_symbols
 from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
 from .training import Training
 from .wordpiece import WordPiece, iter_wordpiece, train_wordpiece
+from .sentencepiece import SentencePieceBPE
 
 __all__ = [
     "corpora", "BYTE_SYMBOLS", "bytes_to_symbols", "symbols_to_bytes",
@@ -36,5 +37,5 @@ __all__ = [
     "TIE_BREAKS", "TIE_RULES", "TieRule", "best_pair", "wordpiece_score",
     "merge_symbols",
     "STOP_REASONS", "Convention", "Merge", "Snapshot", "Trace", "VocabEntry",
-    "Training", "WordPiece", "iter_wordpiece", "train_wordpiece",
+    "Training", "WordPiece", "iter_wordpiece", "train_wordpiece", "SentencePieceBPE",
 ]

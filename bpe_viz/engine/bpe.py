@@ -62,6 +62,13 @@ PRESETS: dict[str, dict] = {
     # ties to the pair of the smallest token ids (trainer.rs, `impl Ord for Merge`); no minimum
     # frequency unless one is given (its BpeTrainer default is 0).
     "hf-tokenizers": dict(end_of_word=None, tie_break="hf", min_frequency=1),
+    # SentencePiece 0.2.3, model_type="bpe", normalization_rule_name="identity", other options
+    # default: "▁" in front of each word, each line a sentence, pieces of one script and at most
+    # 16 characters, 99.95 % character coverage, ties to the shorter piece, ids <unk> <s> </s>,
+    # pieces, characters; a piece-based encoder (see engine/sentencepiece.py).
+    "sentencepiece": dict(algorithm="sentencepiece-bpe", end_of_word=None, begin_of_word="\u2581",
+                          tie_break="shorter", min_frequency=1, pre_tokenizer="sentencepiece",
+                          character_coverage=0.9995, max_piece_length=16, id_layout="sentencepiece"),
 }
 
 #: A short title for each preset (the explorers' dropdown shows these).
@@ -73,6 +80,7 @@ PRESET_TITLES: dict[str, str] = {
     "cs336": "Stanford CS336: GPT-2 pattern, 256 bytes, <|endoftext|>",
     "minbpe": "minbpe: GPT-4 pattern, 256 bytes, ids = byte values",
     "hf-tokenizers": "Hugging Face tokenizers: no end marker, ties by token id",
+    "sentencepiece": "SentencePiece (Llama, T5): ▁ in front, ties to the shorter piece",
 }
 
 
@@ -124,7 +132,8 @@ register(BPE())
 
 #: the convention keywords train_bpe takes (the ones a preset may set)
 CONVENTION_KEYWORDS = ("end_of_word", "attach_end_of_word", "tie_break", "min_frequency", "byte_level",
-                       "normalization", "pre_tokenizer", "special_tokens", "initial_alphabet")
+                       "normalization", "pre_tokenizer", "special_tokens", "initial_alphabet", "begin_of_word",
+                       "character_coverage", "max_piece_length")
 
 
 def iter_bpe(corpus, num_merges=_UNSET, *, vocab_size=None, preset: str | None = None, **convention) -> Training:
@@ -141,9 +150,10 @@ def iter_bpe(corpus, num_merges=_UNSET, *, vocab_size=None, preset: str | None =
         conv = replace(conv, end_of_word=corpus.end_of_word, attach_end_of_word=corpus.attach_end_of_word)
     words, counts, initial, marker = prepare(corpus, conv)
     trace = Trace(words, counts, initial, conv, internal_marker=marker)
+    trace.model.prepare_trace(trace)
     if vocab_size is not None:
         num_merges = merges_for(trace, vocab_size)
-    return Training(trace, _steps(trace, initial, counts, num_merges), num_merges)
+    return Training(trace, _steps(trace, initial, counts, num_merges, vocab_size), num_merges)
 
 
 def train_bpe(
@@ -161,6 +171,9 @@ def train_bpe(
     pre_tokenizer=_UNSET,
     special_tokens=_UNSET,
     initial_alphabet=_UNSET,
+    begin_of_word=_UNSET,
+    character_coverage=_UNSET,
+    max_piece_length=_UNSET,
     callback: Callable[[Merge], object] | None = None,
 ) -> Trace:
     """Train BPE and keep a snapshot after every merge.
@@ -187,7 +200,17 @@ def train_bpe(
     * ``special_tokens`` [()]: texts cut out before pre-tokenization, never merged, one id each;
     * ``normalization`` [None]: Unicode form applied first ("NFC", "NFD", ...);
     * ``pre_tokenizer`` ["whitespace"]: how raw text is cut into words: a name ("whitespace",
-      "gpt2", "gpt4"), a regular expression or a function (see :mod:`bpe_viz.engine.pretokenize`).
+      "gpt2", "gpt4", "subword-nmt", "sentencepiece"), a regular expression or a function (see
+      :mod:`bpe_viz.engine.pretokenize`);
+    * ``begin_of_word`` [None]: a marker in front of each word instead (SentencePiece's "▁");
+    * ``character_coverage`` [1.0]: the share of the text's characters the alphabet covers;
+      rarer characters are unknown and never merged (SentencePiece: 0.9995);
+    * ``max_piece_length`` [None]: the longest token a merge may make (SentencePiece: 16).
+
+    ``preset="sentencepiece"`` is SentencePiece's BPE (``model_type="bpe"``, identity
+    normalization), merge for merge and id for id: see :mod:`bpe_viz.engine.sentencepiece`.
+    There ``vocab_size`` counts ``<unk> <s> </s>``, and one above what SentencePiece accepts for
+    the corpus is a ValueError naming the largest it accepts.
 
     ``callback(merge)`` is called after every merge (for a progress bar); :func:`iter_bpe`
     gives the same run as an iterator.
@@ -204,15 +227,21 @@ def train_bpe(
     """
     given = dict(end_of_word=end_of_word, attach_end_of_word=attach_end_of_word, tie_break=tie_break,
                  min_frequency=min_frequency, byte_level=byte_level, normalization=normalization,
-                 pre_tokenizer=pre_tokenizer, special_tokens=special_tokens, initial_alphabet=initial_alphabet)
+                 pre_tokenizer=pre_tokenizer, special_tokens=special_tokens, initial_alphabet=initial_alphabet,
+                 begin_of_word=begin_of_word, character_coverage=character_coverage, max_piece_length=max_piece_length)
     run = iter_bpe(corpus, num_merges, vocab_size=vocab_size, preset=preset,
                    **{k: v for k, v in given.items() if v is not _UNSET})
     return run.run(callback)
 
 
-def _steps(trace: Trace, initial, freqs, num_merges: int):
-    """The BPE training loop, as a generator of merges; fills ``trace`` as it goes."""
+def _steps(trace: Trace, initial, freqs, num_merges: int, vocab_size: int | None = None):
+    """The BPE training loop, as a generator of merges; fills ``trace`` as it goes.
+
+    The model may add rules (SentencePiece's): pairs that may never merge (``pair_filter``),
+    one piece per string, a tail of pairs whose count fell to 0, and an error instead of an early
+    stop when ``vocab_size`` cannot be reached."""
     conv = trace.convention
+    model = trace.model
     rule = trace.tie_rule
     positional = rule.positional
     min_frequency = conv.min_frequency
@@ -222,6 +251,12 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
     show = trace._show
     int_keys = any("\U0010ffff" in show(s) for s in trace.base_symbols)
     key = rule.keyer(show, int_keys, trace._to_bytes, trace._hf_id)
+    allowed = model.pair_filter(trace)
+    unique = model.one_piece_per_string
+    tail = model.zero_count_tail and not positional
+    made: set = set()  # the strings made so far (one piece per string)
+    skipped: set = set()  # pairs that would make a string already made
+    seen: set = set()  # every pair pushed (the zero-count tail draws from them)
 
     # heap entries: (-count, tie key, pair); an entry is stale when the count (or, for a
     # positional rule, the first position) changed since it was pushed
@@ -232,7 +267,14 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
         def entry(p, c):
             return (-c, key(p, None), p)
 
-    heap = [entry(p, c) for p, c in counts.items()]
+    def entries(pairs):
+        if allowed is not None:
+            pairs = [p for p in pairs if allowed(p) and p not in skipped]
+        if tail:
+            seen.update(pairs)
+        return [entry(p, counts[p]) for p in pairs if counts.get(p)]
+
+    heap = entries(list(counts))
     heapq.heapify(heap)
     heappop, heappush = heapq.heappop, heapq.heappush
     join = trace.marker.join
@@ -246,6 +288,10 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
         while heap:
             negc, k, p = heap[0]
             if counts.get(p) == -negc and (not positional or first[p] == k):
+                if unique and join(p[0], p[1], m) in made:
+                    skipped.add(p)  # SentencePiece: this string was made by another pair already
+                    heappop(heap)
+                    continue
                 pair = p
                 break
             heappop(heap)
@@ -260,19 +306,44 @@ def _steps(trace: Trace, initial, freqs, num_merges: int):
         step += 1
         a, b = pair
         tok = join(a, b, m)
+        if unique:
+            made.add(tok)
         change = state.apply(pair, tok)
         merge = Merge(step, (show(a), show(b)), show(tok), count, None, trace, pair, tok)
         rec.record(merge, change)  # first: a tie rule may number the new token (the "hf" rule)
-        for p in (change.deltas.keys() | change.moved) if positional else change.deltas:
-            c = counts.get(p)
-            if c:
-                heappush(heap, entry(p, c))
+        changed = (change.deltas.keys() | change.moved) if positional else change.deltas
+        for e in entries([p for p in changed if counts.get(p)]):
+            heappush(heap, e)
         yield merge
         # stale entries pile up: rebuild the heap now and then
         if len(heap) > 4 * len(counts) + 1000:
-            heap = [entry(p, c) for p, c in counts.items()]
+            heap = entries(list(counts))
             heapq.heapify(heap)
+    if reason == "no_pairs" and tail:
+        # SentencePiece: every word is one symbol; the pairs seen before still count, at 0
+        merged = set(trace._history.merged_pairs)
+        for pair in sorted((p for p in seen if p not in merged and p not in skipped), key=lambda p: key(p, None)):
+            if step >= num_merges:
+                reason = "num_merges"
+                break
+            a, b = pair
+            tok = join(a, b, m)
+            if tok in made:
+                continue
+            made.add(tok)
+            step += 1
+            change = state.apply(pair, tok)
+            merge = Merge(step, (show(a), show(b)), show(tok), 0, None, trace, pair, tok)
+            rec.record(merge, change)
+            yield merge
+        else:
+            reason = "num_merges" if step >= num_merges else "no_pairs"
     rec.finish(reason)
+    if reason == "no_pairs" and model.hard_vocab_limit and vocab_size is not None:
+        most = trace.vocab_size
+        raise ValueError(
+            f"vocab_size: {vocab_size} is more than {model.title} can make from this corpus; set it to a "
+            f"value <= {most} (every word is one piece by then, and no pair is left to merge)")
 
 
 def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None = None, **convention) -> Trace:
@@ -299,6 +370,7 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
     conv = resolve_convention(preset, PRESETS, {}, **{**convention, "min_frequency": 1})
     words, counts, initial, marker = prepare(corpus, conv)
     trace = Trace(words, counts, initial, conv, internal_marker=marker)
+    trace.model.prepare_trace(trace)
     state = PairIndex(initial, counts, False)
     rec = Recorder(trace, state)
     join = trace.marker.join

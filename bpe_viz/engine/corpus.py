@@ -125,7 +125,7 @@ def word_counts(corpus, normalization: str | None = None, argname: str = "corpus
     if isinstance(corpus, WordCounts):
         pairs = list(corpus.items())
     elif isinstance(corpus, str):
-        words = get_pre_tokenizer(pre_tokenizer).words
+        words = get_pre_tokenizer(pre_tokenizer).training_words
         text = normalize(corpus, normalization)
         if special_tokens:
             # special tokens are cut out first and never counted: no word spans across one

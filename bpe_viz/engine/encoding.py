@@ -299,6 +299,7 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
     body = trace.marker.body
     unk_id = ids.unk_id
 
+    unk_runs = trace.model.merges_unknown_runs
     form = conv.normalization
     simple = form is None and not remap and limit is not None
     ids_get = ids.ids.get
@@ -315,6 +316,8 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
         nw, nmap = _norm_map(ow, form)
         syms = segment(nw)
         rows = _word_entry(nw, nmap, syms, ids.ids, limit, body, marker, byte_level, made_at_of, k)
+        if unk_runs:
+            rows = _join_unknown_runs(rows)
         if unk_id is None and any(r[1] is None for r in rows):  # pragma: no cover - a byte alphabet covers all
             raise ValueError(f"text: {ow!r} has a symbol with no id in this trace")
         return (
@@ -380,6 +383,18 @@ def _made_at_table(trace: Trace) -> dict:
         d = (len(trace.merges), t)
         trace.__dict__["_made_at_cache"] = d
     return d[1]
+
+
+def _join_unknown_runs(rows):
+    """Neighbouring unknown pieces as one (SentencePiece shows ``zz`` rather than ``z z``)."""
+    out: list = []
+    for r in rows:
+        if r[1] is None and out and out[-1][1] is None:
+            p = out[-1]
+            out[-1] = (p[0] + r[0], None, (p[2][0], r[2][1]), None)
+        else:
+            out.append(r)
+    return tuple(out)
 
 
 def _word_entry(nw, nmap, syms, ids_all, limit, body_of, marker, byte_level, made_at_of, k):

@@ -9,10 +9,9 @@ marker is drawn dimmed). Each convention is one class here:
 * :class:`EndOfWord` — ``l o w </w>`` (Sennrich et al. 2016; SLP3 writes ``_``) or, glued to the
   last character, ``l o w</w>`` (subword-nmt >= 0.2, Hugging Face ``end_of_word_suffix``);
 * :class:`ContinuingPrefix` — ``w ##i ##d`` (WordPiece, Hugging Face
-  ``continuing_subword_prefix``).
-
-A begin-of-word marker (SentencePiece's ``▁``) is the next class to add; nothing outside this
-module needs to change for it.
+  ``continuing_subword_prefix``);
+* :class:`BeginOfWord` — ``▁ l o w`` (SentencePiece, Hugging Face ``Metaspace``): the marker
+  stands for the space in front of the word and is a symbol of its own, so ``▁l`` can be merged.
 
 *Internal spelling.* When a word of the corpus contains the marker text itself (``snake_case``
 with the marker ``_``), a trace spells the marker internally with a private-use character, so a
@@ -33,7 +32,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["Marker", "NoMarker", "EndOfWord", "ContinuingPrefix", "marker_from"]
+__all__ = ["Marker", "NoMarker", "EndOfWord", "ContinuingPrefix", "BeginOfWord", "marker_from"]
 
 
 class Marker:
@@ -120,16 +119,7 @@ class EndOfWord(Marker):
         self.glued = glued
 
     def spelling_for(self, views):
-        # subtle: "snake_case" with the marker "_" would make the literal "_" and the marker one
-        # symbol; then spell the marker with a private-use character no word contains
-        marker = self.text
-        if not any(marker in v for v in views):
-            return marker
-        used = set().union(*map(set, views))
-        for cp in range(0xE000, 0xF900):
-            if chr(cp) not in used:
-                return chr(cp)
-        raise ValueError("corpus: no free private-use character to stand for the end-of-word marker")
+        return _free_spelling(self.text, views)
 
     def initial(self, units, m):
         if not units:
@@ -229,6 +219,75 @@ class ContinuingPrefix(Marker):
         return f'continuation prefix "{self.text}"'
 
 
+class BeginOfWord(Marker):
+    """SentencePiece's ``▁`` (U+2581): the space before a word, a symbol of its own at the
+    front (``▁ l o w``). A merge may take it (``▁l``, ``▁low``), so a token that begins a word is
+    spelled apart from the same letters inside one (``▁low`` and ``low``).
+
+    Example::
+
+        >>> BeginOfWord().initial(list("low"), "▁")
+        ('▁', 'l', 'o', 'w')
+        >>> BeginOfWord().group(["▁lo", "w", "▁", "x"], "▁")
+        [['lo', 'w'], ['', 'x']]
+    """
+
+    def __init__(self, text: str = "\u2581"):
+        if not isinstance(text, str) or len(text) != 1 or text.isspace():
+            raise ValueError(f"begin_of_word must be one non-space character (SentencePiece: '\u2581'), got {text!r}")
+        self.text = text
+
+    def spelling_for(self, views):
+        return _free_spelling(self.text, views)
+
+    def initial(self, units, m):
+        return (m, *units) if units else ()
+
+    def body(self, symbol, m, first):
+        return symbol[len(m):] if symbol.startswith(m) else symbol
+
+    def group(self, symbols, m):
+        words: list[list] = []
+        for t in symbols:
+            if t is not None and t.startswith(m):
+                words.append([t[len(m):]])
+            elif words:
+                words[-1].append(t)
+            else:
+                words.append([t])
+        return words
+
+    def strip(self, pieces):
+        out = list(pieces)
+        if out and out[0].startswith(self.text):
+            out[0] = out[0][len(self.text):]
+        return [p for p in out if p]
+
+    def parts(self, token):
+        if token.startswith(self.text):
+            rest = token[len(self.text):]
+            return [(self.text, True)] + ([(rest, False)] if rest else [])
+        return super().parts(token)
+
+    def letters(self, token):
+        return token[len(self.text):] if token.startswith(self.text) and len(token) > len(self.text) else token
+
+    def describe(self):
+        return f'begin-of-word marker "{self.text}" as its own symbol'
+
+
+def _free_spelling(marker: str, views) -> str:
+    # subtle: "snake_case" with the marker "_" would make the literal "_" and the marker one
+    # symbol; then spell the marker with a private-use character no word contains
+    if not any(marker in v for v in views):
+        return marker
+    used = set().union(*map(set, views))
+    for cp in range(0xE000, 0xF900):
+        if chr(cp) not in used:
+            return chr(cp)
+    raise ValueError("corpus: no free private-use character to stand for the word marker")
+
+
 @lru_cache(maxsize=8192)
 def _glue(unit: str, m: str) -> str:
     # one string object per glued symbol ("w</w>"), not one per word: less memory, and the
@@ -236,7 +295,8 @@ def _glue(unit: str, m: str) -> str:
     return unit + m
 
 
-def marker_from(end_of_word: str | None = None, attach_end_of_word: bool = False, prefix: str | None = None) -> Marker:
+def marker_from(end_of_word: str | None = None, attach_end_of_word: bool = False, prefix: str | None = None,
+                begin_of_word: str | None = None) -> Marker:
     """The marker object for the keyword arguments ``train_bpe`` and ``train_wordpiece`` take.
 
     Example::
@@ -248,6 +308,10 @@ def marker_from(end_of_word: str | None = None, attach_end_of_word: bool = False
     """
     if prefix is not None:
         return ContinuingPrefix(prefix)
+    if begin_of_word is not None:
+        if end_of_word is not None:
+            raise ValueError(f"pass begin_of_word or end_of_word, not both (got {begin_of_word!r} and {end_of_word!r})")
+        return BeginOfWord(begin_of_word)
     if end_of_word is None:
         return Marker()
     return EndOfWord(end_of_word, attach_end_of_word)

@@ -37,6 +37,25 @@ class Model:
     #: what the ranking value is, for tables and charts
     rank_label = "count"
 
+    # -- training rules a model may add (SentencePiece's, see engine/sentencepiece.py) ---------
+    #: a pair that would make a string already made is skipped for good
+    one_piece_per_string = False
+    #: when no pair occurs any more, go on with the pairs seen before (count 0)
+    zero_count_tail = False
+    #: a ``vocab_size`` the corpus cannot reach is an error, not an early stop
+    hard_vocab_limit = False
+    #: the encoder shows a run of unknown characters as one piece (one unknown id)
+    merges_unknown_runs = False
+    #: the id layout the model's source uses (``None``: the convention's)
+    id_layout = None
+
+    def prepare_trace(self, trace) -> None:
+        """Called once on a new trace, before training (e.g. to choose its alphabet)."""
+
+    def pair_filter(self, trace):
+        """``None`` (every pair may merge) or a function ``internal pair -> bool``."""
+        return None
+
     def exact(self, tc, tindex):
         """A function ``(pair, count) -> rank value`` (larger is better) on token counts ``tc``."""
         return lambda pair, count: count

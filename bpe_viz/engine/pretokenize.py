@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import regex
 
-__all__ = ["PreTokenizer", "Whitespace", "AsciiSpace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer",
+__all__ = ["PreTokenizer", "Whitespace", "AsciiSpace", "SentencePieceSpace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer",
            "GPT2_PATTERN", "GPT4_PATTERN", "split_specials", "check_special_tokens"]
 
 #: GPT-2's split pattern (Radford et al. 2019, ``encoder.py``; as CS336's handout writes it).
@@ -55,6 +55,11 @@ class PreTokenizer:
 
     def words(self, text: str) -> list[str]:
         return [piece for piece, _ in self.split(text)]
+
+    def training_words(self, text: str) -> list[str]:
+        """The words training counts (the same as :meth:`words` unless the source skips some
+        of its training text, as SentencePiece skips over-long lines)."""
+        return self.words(text)
 
     def join(self, pieces: list[str]) -> str:
         raise NotImplementedError
@@ -134,6 +139,59 @@ class AsciiSpace(PreTokenizer):
 
     def __hash__(self):
         return hash(AsciiSpace)
+
+
+class SentencePieceSpace(AsciiSpace):
+    """SentencePiece's cut with ``normalization_rule_name="identity"``: each line is a sentence;
+    runs of ASCII spaces fold into one and the ends are stripped (``remove_extra_whitespaces``);
+    each word is what lies between spaces (tabs and U+00A0 stay inside; the ``▁`` in front of
+    each word is the marker's, :class:`~bpe_viz.engine.markers.BeginOfWord`).
+
+    Training skips what SentencePiece's trainer skips: a line longer than 4,192 bytes, a line
+    holding its reserved ``▅`` (U+2585), and it reads ``<unk>``, ``<s>`` and ``</s>`` in the
+    text as spaces. Encoding keeps every line.
+
+    Example::
+
+        >>> SentencePieceSpace().words("  Hello   world\n a\u00a0b ")
+        ['Hello', 'world', 'a\xa0b']
+    """
+
+    name = "sentencepiece"
+    MAX_LINE_BYTES = 4192  # max_sentence_length's default
+
+    def split(self, text):
+        out, start = [], 0
+        for line in text.split("\n"):
+            pos = start
+            for w in line.split(" "):
+                if w:
+                    out.append((w, (pos, pos + len(w))))
+                pos += len(w) + 1
+            start += len(line) + 1
+        return out
+
+    def words(self, text):
+        return [w for line in text.split("\n") for w in line.split(" ") if w]
+
+    def training_words(self, text):
+        out = []
+        for line in text.split("\n"):
+            if "\u2585" in line or len(line.encode("utf-8", "surrogatepass")) > self.MAX_LINE_BYTES:
+                continue
+            if "<" in line:
+                line = line.replace("<unk>", " ").replace("<s>", " ").replace("</s>", " ")
+            out.extend(w for w in line.split(" ") if w)
+        return out
+
+    def describe(self):
+        return "each line a sentence, split at the ASCII space (SentencePiece)"
+
+    def __eq__(self, other):
+        return type(other) is SentencePieceSpace
+
+    def __hash__(self):
+        return hash(SentencePieceSpace)
 
 
 class Pattern(PreTokenizer):
@@ -221,6 +279,7 @@ class Custom(PreTokenizer):
 PRE_TOKENIZERS: dict[str, PreTokenizer] = {
     "whitespace": Whitespace(),
     "subword-nmt": AsciiSpace(),
+    "sentencepiece": SentencePieceSpace(),
     "gpt2": Pattern(GPT2_PATTERN, name="gpt2"),
     "gpt4": Pattern(GPT4_PATTERN, name="gpt4"),
 }

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 __all__ = [
-    "TieRule", "FirstMet", "Greatest", "GreatestBytes", "SmallestIds", "TIE_RULES", "TIE_BREAKS", "get_tie_rule",
+    "TieRule", "FirstMet", "Greatest", "GreatestBytes", "SmallestIds", "ShorterPiece", "TIE_RULES", "TIE_BREAKS", "get_tie_rule",
     "best_pair", "rank", "wordpiece_score", "best_by_score",
 ]
 
@@ -133,9 +133,31 @@ class SmallestIds(TieRule):
         return lambda pair, position=None: (token_id(pair[0]), token_id(pair[1]))
 
 
+class ShorterPiece(TieRule):
+    """The pair that makes the shorter piece (in characters), then the smaller piece by code
+    points (SentencePiece's BPE trainer, ``bpe_model_trainer.cc``). Two pairs that make the same
+    piece (``aa a`` and ``a aa``) tie on both; SentencePiece then keeps the first made and skips
+    the other for good (see :class:`~bpe_viz.engine.sentencepiece.SentencePieceBPE`)."""
+
+    name = "shorter"
+    takes = "shorter piece, then the smaller string (as SentencePiece)"
+
+    def keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
+        cache: dict = {}
+
+        def key(pair, position=None):
+            k = cache.get(pair)
+            if k is None:
+                piece = show(pair[0]) + show(pair[1])
+                k = cache[pair] = (len(piece), piece)
+            return k
+
+        return key
+
+
 #: Tie rules by name.
 TIE_RULES: dict[str, TieRule] = {"first": FirstMet(), "lexicographic": Greatest(), "bytes": GreatestBytes(),
-                                 "hf": SmallestIds()}
+                                 "hf": SmallestIds(), "shorter": ShorterPiece()}
 TIE_BREAKS = tuple(TIE_RULES)
 
 

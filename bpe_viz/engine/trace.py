@@ -74,10 +74,17 @@ class Convention:
     initial_alphabet: str | None = None
     #: how ids are numbered (see :mod:`~bpe_viz.engine.vocab`)
     id_layout: str = "unk-first"
+    #: SentencePiece's ``▁`` in front of each word (instead of an end-of-word marker)
+    begin_of_word: str | None = None
+    #: the share of the corpus's characters the alphabet must cover; rarer ones are unknown
+    #: and never merged (SentencePiece's ``character_coverage``; 1.0: every character)
+    character_coverage: float = 1.0
+    #: the longest token a merge may make, in characters (``None``: no limit)
+    max_piece_length: int | None = None
 
     @cached_property
     def marker(self) -> Marker:
-        return marker_from(self.end_of_word, self.attach_end_of_word, self.prefix)
+        return marker_from(self.end_of_word, self.attach_end_of_word, self.prefix, self.begin_of_word)
 
     @property
     def tie_rule(self) -> ranking.TieRule:
@@ -396,6 +403,10 @@ class Trace(Sequence):
         alphabet = BYTE_SYMBOLS if convention.initial_alphabet == "bytes" else ()
         self._history = History(initial, self.counts, alphabet)
         self._explicit_vocab = None  # a {token: id} mapping read with the merges, if any
+        #: the alphabet in id order when the model chooses it (SentencePiece), else None
+        self._alphabet: tuple[str, ...] | None = None
+        #: initial symbols that are never merged and have no id (below character_coverage)
+        self._unknown_chars: frozenset = frozenset()
         #: initial symbols in order of first appearance (internal spelling)
         self.base_symbols: tuple[str, ...] = self._history.base_symbols
         self._cache: dict[int, Snapshot] = {}
@@ -529,7 +540,16 @@ class Trace(Sequence):
         items = snap.__dict__.get("_items")
         if items is None:
             pairs = self._history.pairs
-            items = snap.__dict__["_items"] = [(pairs[i], c) for i, c in enumerate(snap._state[1]) if c]
+            items = [(pairs[i], c) for i, c in enumerate(snap._state[1]) if c]
+            allowed = self.model.pair_filter(self)
+            if allowed is not None:
+                items = [(p, c) for p, c in items if allowed(p)]
+            if self.model.one_piece_per_string:
+                made = set(self._history.merged_tokens[:snap.step])
+                join = self.marker.join
+                m = self._internal_marker
+                items = [(p, c) for p, c in items if join(p[0], p[1], m) not in made]
+            snap.__dict__["_items"] = items
         return items
 
     def _ranked(self, snap: Snapshot):

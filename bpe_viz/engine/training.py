@@ -48,6 +48,9 @@ _BASE_DEFAULTS = dict(
     special_tokens=(),
     initial_alphabet=None,
     id_layout=None,
+    begin_of_word=None,
+    character_coverage=1.0,
+    max_piece_length=None,
 )
 
 
@@ -71,10 +74,21 @@ def resolve_convention(preset, presets: dict, defaults: dict, algorithm: str = "
     values.update({k: v for k, v in given.items() if v is not UNSET})
     pretok = get_pre_tokenizer(values["pre_tokenizer"])
     explicit = {k for k, v in given.items() if v is not UNSET} | set(presets.get(preset, {}))
-    if pretok.keeps_whitespace and "end_of_word" not in explicit:
+    if (pretok.keeps_whitespace or values["begin_of_word"] is not None) and "end_of_word" not in explicit:
         # a piece that keeps its spaces (" the") says where words are: no end-of-word marker
         values["end_of_word"] = None
-    marker_from(values["end_of_word"], values["attach_end_of_word"], values["prefix"])  # checks them
+    marker_from(values["end_of_word"], values["attach_end_of_word"], values["prefix"], values["begin_of_word"])  # checks them
+    cov = values["character_coverage"]
+    if isinstance(cov, bool) or not isinstance(cov, (int, float)):
+        raise TypeError(f"character_coverage must be a number in (0, 1], got {type(cov).__name__} {cov!r}")
+    if not 0 < cov <= 1:
+        raise ValueError(f"character_coverage must be in (0, 1] (the share of characters kept; 1.0 keeps all), got {cov!r}")
+    values["character_coverage"] = float(cov)
+    mpl = values["max_piece_length"]
+    if mpl is not None and (isinstance(mpl, bool) or not isinstance(mpl, int)):
+        raise TypeError(f"max_piece_length must be an int or None, got {type(mpl).__name__} {mpl!r}")
+    if mpl is not None and mpl < 1:
+        raise ValueError(f"max_piece_length must be >= 1 (characters), got {mpl}")
     get_tie_rule(values["tie_break"])
     mf = values["min_frequency"]
     if isinstance(mf, bool) or not isinstance(mf, int):
@@ -100,6 +114,7 @@ def resolve_convention(preset, presets: dict, defaults: dict, algorithm: str = "
     if layout not in ID_LAYOUTS:
         raise ValueError(f"id_layout must be one of {list(ID_LAYOUTS)}, got {layout!r}")
     values["id_layout"] = layout
+    algorithm = values.pop("algorithm", algorithm)  # a preset may name its model
     return Convention(preset=preset, algorithm=algorithm, **values)
 
 

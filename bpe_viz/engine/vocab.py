@@ -12,6 +12,8 @@ theirs. A layout is a name on the convention (``id_layout``):
   then the special tokens;
 * ``"gpt2"`` (a GPT-2 ``merges.txt`` read without its ``vocab.json``): the 256 bytes in GPT-2's
   table order, the merged tokens, then the special tokens;
+* ``"sentencepiece"``: ``<unk> <s> </s>``, the merged pieces, then the alphabet by frequency
+  (the characters SentencePiece keeps; rarer ones have no id);
 * an explicit ``{token: id}`` mapping (a ``vocab.json`` or a ``tokenizer.json``).
 
 There is an unknown token only when the alphabet is the characters seen in training
@@ -31,7 +33,10 @@ from .alphabet import BYTE_SYMBOLS
 
 __all__ = ["IdTable", "ID_LAYOUTS", "GPT2_BYTE_ORDER"]
 
-ID_LAYOUTS = ("unk-first", "specials-first", "specials-last", "gpt2")
+ID_LAYOUTS = ("unk-first", "specials-first", "specials-last", "gpt2", "sentencepiece")
+
+#: SentencePiece's control pieces after ``<unk>`` (``bos_id`` 1, ``eos_id`` 2)
+SENTENCEPIECE_CONTROLS = ("<s>", "</s>")
 
 # GPT-2's bytes_to_unicode lists the printable bytes first, then the others: its vocab.json
 # gives the 256 byte tokens ids in that order.
@@ -66,12 +71,17 @@ class IdTable:
             order = {BYTE_SYMBOLS[b]: i for i, b in enumerate(GPT2_BYTE_ORDER)}
             base.sort(key=lambda s: order.get(s, 256))
         blocks: list[tuple[str, list]] = []
-        if has_unk:
+        if layout == "sentencepiece":
+            alphabet = trace._alphabet if trace._alphabet is not None else base
+            blocks = [("unk", [trace.unk_token]), ("special", [*SENTENCEPIECE_CONTROLS, *specials]),
+                      ("merge", merged), ("base", list(alphabet))]
+        elif has_unk:
             blocks.append(("unk", [trace.unk_token]))
         if layout == "specials-first":
             blocks.append(("special", specials))
-        blocks += [("base", base + completions), ("merge", merged)]
-        if layout != "specials-first":
+        if layout != "sentencepiece":
+            blocks += [("base", base + completions), ("merge", merged)]
+        if layout not in ("specials-first", "sentencepiece"):
             blocks.append(("special", specials))
         internal: list = []
         kinds: list = []
