@@ -27,8 +27,8 @@ from .engine.symbols import merge_symbols
 from .engine.trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
 from .engine.training import Training
 from .engine.wordpiece import iter_wordpiece, train_wordpiece
-from .interop import (from_hf_tokenizer, read_codes, read_merges, replay_codes, to_hf_tokenizer, write_codes,
-                      write_merges)
+from .interop import (from_hf_tokenizer, read_codes, read_merges, replay_codes, to_apply_bpe, to_hf_tokenizer,
+                      write_codes, write_merges)
 
 _WIDGETS = ("MergeExplorer", "EncoderExplorer", "CompareExplorer")
 
@@ -54,6 +54,7 @@ __all__ = [
     "read_codes",
     "replay_bpe",
     "replay_codes",
+    "to_apply_bpe",
     "to_hf_tokenizer",
     "from_hf_tokenizer",
     "read_merges",

@@ -29,7 +29,7 @@ def fixture(*parts):
 
 
 def test_every_rule_has_a_name_and_says_what_it_takes():
-    assert set(TIE_RULES) == {"first", "lexicographic", "bytes", "hf"}
+    assert set(TIE_RULES) == {"first", "lexicographic", "bytes", "hf", "shorter"}
     for name, rule in TIE_RULES.items():
         assert rule.name == name and rule.describe().startswith("ties: ")
 

@@ -279,3 +279,139 @@ def test_dropout_edges_and_bad_input():
         encode(text, trace, dropout=0.1, seed="a")
     with pytest.raises(ValueError, match="dropout"):
         encode("hug", train_wordpiece({"hug": 3, "pug": 2}, 2), dropout=0.1)
+
+
+# -- apply-bpe's glossaries and vocabulary filter (subword-nmt 0.3.8, run in-process) -------------
+
+
+@pytest.fixture(scope="module")
+def codes_1000(docs_text):
+    """1,000 subword-nmt merges of the docs text, and the same merges as a codes file."""
+    from bpe_viz import write_codes
+
+    trace = train_bpe(docs_text, 1000, preset="subword-nmt")
+    codes = io.StringIO()
+    write_codes(trace, codes)
+    return trace, codes.getvalue()
+
+
+def _apply_bpe_lines(codes: str, lines, **options) -> list[str]:
+    bpe = BPE(io.StringIO(codes), separator="@@", **options)
+    # apply_bpe keeps a line's leading and trailing whitespace; our units are the words only
+    return [" ".join(bpe.process_line(line + "\n").split(" ")).strip() for line in lines]
+
+
+def _ours_lines(text: str, trace, **options) -> list[str]:
+    from bpe_viz import encode, to_apply_bpe
+
+    return [to_apply_bpe(encode(line, trace, **options)) for line in text.split("\n")]
+
+
+@pytest.mark.parametrize("word,glossary", [
+    ("", "like"), ("word", "like"), ("like", "like"), ("likeword", "like"), ("wordlikeword", "like"),
+    ("likelike", "like"), ("wordlikewordlike", "like"),
+])
+def test_isolate_glossary_cases_of_subword_nmt(word, glossary):
+    """subword-nmt's own test_glossaries.py cases, against its isolate_glossary."""
+    from subword_nmt.apply_bpe import isolate_glossary
+
+    from bpe_viz.engine.applyopts import isolate_glossaries
+
+    assert [s for s, _ in isolate_glossaries(word, [glossary])] == isolate_glossary(word, glossary)
+
+
+def test_glossary_regex_and_several_glossaries_as_subword_nmt(codes_1000):
+    """test_glossaries.py's multi-glossary and regex cases, end to end through apply_bpe: each
+    glossary match whole, the parts around it encoded as words of their own."""
+    trace, codes = codes_1000
+    cases = [
+        (["like", "Manuel", "USA"], ["wordlikeUSAwordManuelManuelwordUSA", "wordlikeword likeManuelword"]),
+        ([r"<country>\w*</country>", r"<name>\w*</name>", r"\d+"],
+         ["wordlike<country>USA</country>word10001word<name>Manuel</name>word<country>USA</country>"]),
+    ]
+    for glossaries, lines in cases:
+        theirs = _apply_bpe_lines(codes, lines, glossaries=glossaries)
+        assert _ours_lines("\n".join(lines), trace, glossaries=glossaries) == theirs
+    # the issue's example, on a trace that cuts "word" as "wo rd"
+    from bpe_viz import encode, replay_bpe, to_apply_bpe
+
+    toy = replay_bpe({"word": 1}, [("w", "o"), ("r", "d</w>")], preset="subword-nmt")
+
+    out = to_apply_bpe(encode("wordlikeword", toy, glossaries=["like"]))
+    bpe = BPE(io.StringIO("#version: 0.2\n" + "\n".join(" ".join(m.pair) for m in toy.merges) + "\n"),
+              separator="@@", glossaries=["like"])
+    assert out == bpe.process_line("wordlikeword") == "wo@@ rd@@ like@@ wo@@ rd"
+
+
+def test_glossaries_on_every_line_of_the_docs(docs_text, codes_1000):
+    trace, codes = codes_1000
+    glossaries = ["like", "return", r"\d+", "(?:self|cls)"]
+    lines = docs_text.split("\n")
+    theirs = _apply_bpe_lines(codes, lines, glossaries=glossaries)
+    ours = _ours_lines(docs_text, trace, glossaries=glossaries)
+    assert ours == theirs
+    assert ours != _ours_lines(docs_text, trace)  # the glossaries did change something
+
+
+@pytest.mark.parametrize("threshold", [None, 50, 500])
+def test_vocabulary_filter_on_every_line_of_the_docs(docs_text, codes_1000, threshold):
+    """get-vocab over apply-bpe's own output, then apply-bpe --vocabulary --vocabulary-threshold:
+    the same units on every line."""
+    from subword_nmt.apply_bpe import read_vocabulary
+    from subword_nmt.get_vocab import get_vocab
+
+    trace, codes = codes_1000
+    lines = docs_text.split("\n")
+    vout = io.StringIO()
+    get_vocab(io.StringIO("\n".join(_apply_bpe_lines(codes, lines))), vout)
+    counts = {w: int(c) for w, c in (line.split(" ") for line in vout.getvalue().splitlines())}
+    vocab = read_vocabulary(io.StringIO(vout.getvalue()), threshold)
+    theirs = _apply_bpe_lines(codes, lines, vocab=vocab)
+    ours = _ours_lines(docs_text, trace, vocabulary=counts, vocabulary_threshold=threshold)
+    assert ours == theirs
+    if threshold == 500:
+        assert ours != _ours_lines(docs_text, trace)  # rare units were split back
+
+
+def test_glossaries_with_dropout_draw_for_draw(docs_text, codes_1000):
+    """No draws for a glossary match: the random stream stays aligned with apply_bpe's."""
+    import random
+
+    trace, codes = codes_1000
+    glossaries = ["like", r"\d+"]
+    bpe = BPE(io.StringIO(codes), separator="@@", glossaries=glossaries)
+    lines = docs_text.split("\n")[:3000]
+    random.seed(11)
+    theirs = [bpe.process_line(line + "\n", dropout=0.2).rstrip("\n") for line in lines]
+    from bpe_viz import encode, to_apply_bpe
+
+    enc = encode("\n".join(lines), trace, glossaries=glossaries, dropout=0.2, seed=11)
+    ours = [to_apply_bpe(encode(line, trace)) for line in lines]  # shape only
+    assert len(ours) == len(theirs)
+    assert to_apply_bpe(enc) == " ".join(t for t in " ".join(theirs).split())
+
+
+def test_glossary_and_vocabulary_bad_input(codes_1000):
+    from bpe_viz import encode
+
+    trace, _ = codes_1000
+    with pytest.raises(TypeError, match="glossaries"):
+        encode("a b", trace, glossaries="like")
+    with pytest.raises(TypeError, match="glossaries"):
+        encode("a b", trace, glossaries=[3])
+    with pytest.raises(ValueError, match="glossaries.*regular expression"):
+        encode("a b", trace, glossaries=["(unclosed"])
+    with pytest.raises(ValueError, match="glossaries"):
+        encode("a b", trace, glossaries=[""])
+    with pytest.raises(ValueError, match="vocabulary_threshold"):
+        encode("a b", trace, vocabulary_threshold=5)
+    with pytest.raises(TypeError, match="vocabulary"):
+        encode("a b", trace, vocabulary="on ir@@")
+    with pytest.raises(TypeError, match="vocabulary_threshold"):
+        encode("a b", trace, vocabulary={"a": 1}, vocabulary_threshold="5")
+    sp = train_bpe("low lower newest", vocab_size=15, preset="sentencepiece")
+    with pytest.raises(ValueError, match="vocabulary.*subword-nmt"):
+        encode("low", sp, vocabulary={"low": 3})
+    # a glossary works on any trace: the match is one piece, the parts around it words of their own
+    (pieces,) = encode("lowXlow", sp, glossaries=["X"]).word_pieces()
+    assert pieces[pieces.index("X") + 1] == "▁lo" and pieces[0] == "▁lo"

@@ -89,6 +89,7 @@ class BPE(Model):
 
     name = "bpe"
     title = "BPE"
+    splits_by_merges = True
 
     def describe(self, convention):
         return [f"min_frequency {convention.min_frequency}"]

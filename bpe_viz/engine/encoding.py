@@ -28,6 +28,8 @@ from functools import cached_property
 from .alphabet import BYTE_SET, symbols_to_bytes
 from .corpus import normalize
 from .pretokenize import split_specials
+from .applyopts import check_glossaries, check_vocabulary, isolate_glossaries, vocabulary_splitter
+from .markers import EndOfWord
 from .trace import Trace
 
 __all__ = ["encode", "decode", "encode_word", "Encoding", "WordWalkthrough", "EncodeStep"]
@@ -244,7 +246,8 @@ def encode_word(word: str, trace: Trace, num_merges: int | None = None) -> WordW
 
 
 def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_special="all",
-           dropout: float = 0.0, seed: int | None = None) -> Encoding:
+           dropout: float = 0.0, seed: int | None = None, glossaries=None, vocabulary=None,
+           vocabulary_threshold: int | None = None) -> Encoding:
     """Encode text with the first ``num_merges`` merges of ``trace`` (all by default).
 
     Text is cut by the trace's pre-tokenizer, like training, after its special tokens are cut
@@ -256,7 +259,14 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
     ``dropout`` (BPE-dropout, Provilkov et al. 2020): each candidate merge is skipped with this
     probability, draw for draw as subword-nmt's ``apply_bpe --dropout`` after
     ``random.seed(seed)`` (one stream across the whole text; ``seed=None``: unseeded). The
-    global ``random`` state is never touched.
+    global ``random`` state is never touched. On a SentencePiece trace, dropout follows
+    SentencePiece's sampling instead (see :mod:`~bpe_viz.engine.sentencepiece`).
+
+    ``glossaries`` (regular expressions) and ``vocabulary`` (``{unit: count}`` as
+    ``subword-nmt get-vocab`` writes it) with ``vocabulary_threshold`` are subword-nmt's
+    apply-bpe options (:mod:`~bpe_viz.engine.applyopts`): a glossary match is kept whole and
+    the parts around it are encoded as words of their own; a unit counted fewer than
+    ``vocabulary_threshold`` times is split back along its merges.
 
     Example::
 
@@ -278,11 +288,20 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
         raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise TypeError(f"seed must be an int or None, got {type(seed).__name__} {seed!r}")
+    glossaries = check_glossaries(glossaries)
+    vocab = check_vocabulary(vocabulary, vocabulary_threshold)
+    if vocab is not None and not (isinstance(trace.marker, EndOfWord) and trace.marker.glued
+                                  and not conv.byte_level and trace.model.splits_by_merges):
+        raise ValueError("vocabulary: the vocabulary filter is subword-nmt's; it needs a BPE trace with the end-of-word "
+                         "marker glued to the last character (preset='subword-nmt')")
     if dropout:
         # every word is drawn afresh, in text order: no cache
         segment = trace.model.dropout_segmenter(trace, k, float(dropout), random.Random(seed))
     else:
         segment = trace.model.segmenter(trace, k)
+    if vocab is not None:
+        inner, vsplit = segment, vocabulary_splitter(trace, k, vocab)
+        segment = lambda w: inner(w) if len(w) == 1 else vsplit(inner(w))  # noqa: E731  (one character: untouched)
     ids = trace._ids
     limit = ids.limit(k)  # token ids below it are valid with k merges (None: ask made_at)
     cache = trace.__dict__.setdefault("_encode_cache", {})
@@ -327,8 +346,44 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
             tuple(r[3] for r in rows),
         )
 
+    if glossaries:
+        plain_entry = word_entry
+        gloss_made = {}
+
+        def word_entry(ow):  # noqa: F811  (glossary segments, each its own word)
+            parts = isolate_glossaries(ow, glossaries)
+            if len(parts) == 1 and not parts[0][1]:
+                return plain_entry(ow)
+            pieces, tids, offs, made = [], [], [], []
+            pos = 0
+            for seg, whole in parts:
+                if whole:
+                    tid = ids.public.get(seg)
+                    if tid is not None and ids.kinds[tid] not in ("base", "merge"):
+                        tid = None
+                    if tid is not None and tid >= (limit if limit is not None else len(ids.internal)):
+                        tid = None
+                    pieces.append(seg)
+                    tids.append(unk_id if tid is None else tid)
+                    offs.append((pos, pos + len(seg)))
+                    made.append(None if tid is None else gloss_made.setdefault(seg, made_at_of.get(trace._internal(seg), 0)))
+                else:
+                    e = plain_entry(seg)
+                    rel = e[2]
+                    if rel is None:
+                        lens = [len(body(sym if not remap else trace._internal(sym), marker, i == 0))
+                                for i, sym in enumerate(e[0])]
+                        ends = list(accumulate(lens, initial=0))
+                        rel = list(zip(ends, ends[1:]))
+                    pieces.extend(e[0])
+                    tids.extend(e[1])
+                    offs.extend((pos + a, pos + b) for a, b in rel)
+                    made.extend(e[3] if e[3] is not None else map(made_at_of.get, e[0]))
+                pos += len(seg)
+            return tuple(pieces), tuple(tids), tuple(offs), tuple(made)
+
     def entries_of(words):
-        if dropout:
+        if dropout or glossaries or vocab is not None:
             return [word_entry(w) for w in words]
         entries = list(map(words_cache.get, words))
         if None in entries:

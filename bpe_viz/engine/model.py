@@ -46,6 +46,8 @@ class Model:
     hard_vocab_limit = False
     #: the encoder shows a run of unknown characters as one piece (one unknown id)
     merges_unknown_runs = False
+    #: its tokens can be split back along the learned pairs (subword-nmt's vocabulary filter)
+    splits_by_merges = False
     #: the id layout the model's source uses (``None``: the convention's)
     id_layout = None
 

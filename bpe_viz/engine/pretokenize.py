@@ -153,7 +153,7 @@ class SentencePieceSpace(AsciiSpace):
 
     Example::
 
-        >>> SentencePieceSpace().words("  Hello   world\n a\u00a0b ")
+        >>> SentencePieceSpace().words("  Hello   world\\n a\\u00a0b ")
         ['Hello', 'world', 'a\xa0b']
     """
 

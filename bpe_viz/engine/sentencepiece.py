@@ -147,6 +147,7 @@ class SentencePieceBPE(BPE):
     zero_count_tail = True
     hard_vocab_limit = True
     merges_unknown_runs = True
+    splits_by_merges = False  # its encoder works on pieces, not on learned pairs
     id_layout = "sentencepiece"
 
     def describe(self, convention):

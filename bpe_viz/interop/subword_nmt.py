@@ -5,6 +5,8 @@
   ``</w>`` is a symbol of its own), one ``left right`` line per merge.
 * :func:`replay_codes`: a codes file learned elsewhere, replayed over a corpus with
   :func:`bpe_viz.engine.bpe.replay_bpe`, so it can be stepped through like a training run.
+* :func:`to_apply_bpe`: an :class:`~bpe_viz.engine.encoding.Encoding` written the way
+  ``subword-nmt apply-bpe`` writes its output (``lo@@ west``), to compare line for line.
 
 Example::
 
@@ -28,7 +30,7 @@ from ..engine.bpe import BPE, replay_bpe
 from ..engine.trace import Trace
 from ..engine.training import check_num_merges
 
-__all__ = ["write_codes", "read_codes", "replay_codes"]
+__all__ = ["write_codes", "read_codes", "replay_codes", "to_apply_bpe"]
 
 
 def _codes_version(trace: Trace) -> str:
@@ -122,3 +124,24 @@ def replay_codes(corpus, file, **convention) -> Trace:
     convention.setdefault("end_of_word", "</w>")
     convention.setdefault("attach_end_of_word", attach)
     return replay_bpe(corpus, read_codes(io.StringIO(text)), **convention)
+
+
+def to_apply_bpe(encoding, separator: str = "@@") -> str:
+    """The units of an encoding as ``apply-bpe`` prints them: markers dropped, ``separator`` after
+    every unit but a word's last (glossary segments included), one space between units.
+
+    Example::
+
+        >>> from bpe_viz import encode, train_bpe
+        >>> t = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10, preset="subword-nmt")
+        >>> to_apply_bpe(encode("lowest newer", t))
+        'lo@@ west ne@@ w@@ e@@ r'
+    """
+    marker = encoding.trace.marker
+    out = []
+    for pieces in encoding.word_pieces():
+        plain = [marker.letters(p) if p != marker.text else "" for p in pieces]
+        plain = [p for p in plain if p]
+        out.extend(p + separator for p in plain[:-1])
+        out.extend(plain[-1:])
+    return " ".join(out)
