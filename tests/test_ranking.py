@@ -59,7 +59,8 @@ def test_hf_rule_reproduces_bpetrainer_on_corpus_en():
     assert [list(m.pair) for m in trace.merges] == fx["merges"]
 
 
-def test_hf_rule_equals_live_bpetrainer_on_the_docs(docs_text):
+@pytest.mark.parametrize("num_merges", [400, 1000, 2000])
+def test_hf_rule_equals_live_bpetrainer_on_the_docs(docs_text, num_merges):
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import models, pre_tokenizers, trainers
 
@@ -67,12 +68,12 @@ def test_hf_rule_equals_live_bpetrainer_on_the_docs(docs_text):
     alphabet = len(set(docs_text) - set(" \n\t\r\x0b\x0c"))
     tok = tokenizers.Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tok.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=alphabet + 400, min_frequency=2,
+    tok.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=alphabet + num_merges, min_frequency=2,
                                                        show_progress=False))
     theirs = [list(m) if not isinstance(m, str) else m.split(" ")
               for m in json.loads(tok.to_str())["model"]["merges"]]
     trace = train_bpe(docs_text, len(theirs), preset="hf-tokenizers", min_frequency=2)
-    assert len(theirs) == 400
+    assert len(theirs) == num_merges
     assert [list(m.pair) for m in trace.merges] == theirs
     # the snapshot's ranked table uses the same rule: its first pair is the next merge
     assert trace[123].ranked_pairs[0][0] == trace.merges[123].pair
