@@ -62,6 +62,8 @@ class WordWalkthrough:
     algorithm: str = "bpe"
     #: the steps are greedy longest-match choices (WordPiece) rather than merges
     longest_match: bool = False
+    #: the encoder's rule in one sentence, when it is not apply-bpe's (SentencePiece's by piece)
+    rule: str | None = None
 
     def describe(self) -> str:
         """The walkthrough in plain lines (what the 2016 paper's encoder would print)."""

@@ -279,27 +279,23 @@ def token_html(
 
 
 class _TokenInfo:
-    """Ids and 'made at' steps of a trace's tokens, for hover titles (public API only).
-
-    Ids are documented as: 0 unk, the initial symbols, completions, then merged tokens in order;
-    so the merge that made a token is ``id - first_merge_id + 1`` (0 for an initial symbol).
-    """
+    """Ids and 'made at' steps of a trace's tokens, for hover titles (public API only: the id
+    layout differs between sources, so the step comes from ``trace.made_at_of_id``)."""
 
     def __init__(self, trace):
         self.trace = trace
-        self.first_merge_id = trace.vocab_size - len(trace.merges)
 
     def describe(self, token: str) -> tuple[str, int | None]:
         tid = self.trace.token_to_id(token)
         if tid is None:
             return f"{token}\nnot in the vocabulary", None
-        step = tid - self.first_merge_id + 1 if tid >= self.first_merge_id else 0
-        return self.title(token, tid, step), tid
+        step = self.trace.made_at_of_id(tid)
+        return self.title(token, tid, 0 if step is None else step), tid
 
     def title(self, token: str, tid, step) -> str:
         if step is None:
             what = "unknown character: not seen in training" if len(token) == 1 else "not in the vocabulary"
-            return f"{token}\n{what} -> {self.trace.unk_token} (id 0)"
+            return f"{token}\n{what} -> {self.trace.unk_token} (id {self.trace.unk_id})"
         if step == 0:
             made = "an initial symbol (step 0)"
         else:
@@ -872,7 +868,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
         f'<div class="bpe-walk-title" style="font-weight:700">Encoding &ldquo;{_e(word_label(walkthrough.word))}&rdquo; '
         f"with the first {k:,} merge{'s' if k != 1 else ''}</div>"
     )
-    rule = (
+    rule = getattr(walkthrough, "rule", None) or (
         "greedy longest match: the longest vocabulary piece at the start of what is left"
         if greedy else
         "each iteration merges the learned pair with the lowest rank (learned first), everywhere in the word"
@@ -893,7 +889,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
             a, b = s.pair
             action = (f"merge ({token_html(a, convention=conv)}, {token_html(b, convention=conv)}) "
                       f'<span class="bpe-rank">rank {_e(s.rank)}</span>')
-            label = "learned pairs present"
+            label = "pieces neighbours make" if getattr(walkthrough, "rule", None) else "learned pairs present"
         result = _symbol_chips(s.result, trace, conv)
         items.append(
             f'<li class="bpe-iteration" style="margin:0.25em 0"><div>{label}: {cands or "(none)"}</div>'
