@@ -295,6 +295,8 @@ class _TokenInfo:
     def title(self, token: str, tid, step) -> str:
         if step is None:
             what = "unknown character: not seen in training" if len(token) == 1 else "not in the vocabulary"
+            if self.trace.unk_id is None:
+                return f"{token}\n{what}"
             return f"{token}\n{what} -> {self.trace.unk_token} (id {self.trace.unk_id})"
         if step == 0:
             made = "an initial symbol (step 0)"
