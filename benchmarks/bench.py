@@ -860,6 +860,212 @@ Load average (1 min) {res["load_enc"][0]:.2f} before this part, {res["load_enc"]
     return checks, console, md
 
 
+# -- SentencePiece BPE --------------------------------------------------------------------------
+def run_ours_spm(text: str, vocab_size: int):
+    return train_bpe(text, vocab_size=vocab_size, preset="sentencepiece")
+
+
+def run_spm(lines: list[str], vocab_size: int):
+    """sentencepiece trained in-process on ``lines`` (BPE, identity normalization, other options
+    default), loaded as a ``SentencePieceProcessor``."""
+    import sentencepiece as spm
+
+    m = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=m, model_type="bpe",
+                                   vocab_size=vocab_size, normalization_rule_name="identity", minloglevel=3)
+    return spm.SentencePieceProcessor(model_proto=m.getvalue())
+
+
+def first_piece_difference(ours: list[str], theirs: list[str]) -> str | None:
+    """None if the piece lists are equal, else where and how they first differ (a table cell)."""
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if a != b:
+            return f"id {i:,}: ours {a!r}, sentencepiece {b!r}".replace("|", "\\|")
+    if len(ours) != len(theirs):
+        return f"ours {len(ours):,} pieces, sentencepiece {len(theirs):,}"
+    return None
+
+
+def bench_spm(text: str, repeat: int, log) -> dict:
+    """SentencePiece's BPE: training at each of ``SPM_VOCABS``, ours vs sentencepiece in-process;
+    encoding every line with the largest model, ids checked line by line; BPE-dropout's cost.
+    ``repeat`` runs per timing, competitors alternating."""
+    lines = text.split("\n")
+    res = {"repeat": repeat, "lines": len(lines)}
+    load = os.getloadavg()[0]
+    run_ours_spm(text, SPM_VOCABS[0])  # warm-up, untimed
+    run_spm(lines, SPM_VOCABS[0])
+
+    # 1. training
+    train = []
+    for vocab in SPM_VOCABS:
+        ours_s, sp_s = [], []
+        for r in range(repeat):
+            log(f"spm: training to vocab_size={vocab:,}, repeat {r + 1}/{repeat}")
+            secs, trace = timed(run_ours_spm, text, vocab)
+            ours_s.append(secs)
+            secs, sp = timed(run_spm, lines, vocab)
+            sp_s.append(secs)
+        pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+        train.append({"vocab": vocab, "ours": ours_s, "sp": sp_s, "merges": len(trace.merges),
+                      "pieces": len(pieces), "diff": first_piece_difference(trace.id_to_token, pieces)})
+        if vocab != SPM_VOCABS[-1]:
+            del trace, sp
+            gc.collect()
+    res["train"] = train
+    res["load_train"] = (load, os.getloadavg()[0])
+
+    # 2. encoding every line with the largest model
+    load = os.getloadavg()[0]
+    res["enc_vocab"] = SPM_VOCABS[-1]
+    times = {"ours": [], "sp_batch": [], "sp_loop": []}
+    if _bpe_encode is not None:
+        log(f"spm: checking the ids of every line (vocab_size={SPM_VOCABS[-1]:,}, untimed)")
+        per_line = [_bpe_encode(line, trace).ids for line in lines]  # also builds the trace's tables
+        theirs = [sp.encode(line) for line in lines]
+        bad = [i for i, (a, b) in enumerate(zip(per_line, theirs)) if list(a) != b]
+        res["bad_lines"] = len(bad)
+        res["first_bad"] = None if not bad else (bad[0], first_id_difference(trace, list(per_line[bad[0]]),
+                                                                             theirs[bad[0]]))
+        per_line_flat = [i for ids in per_line for i in ids]
+        del per_line, theirs
+    else:
+        res["bad_lines"] = res["first_bad"] = None
+    sp.encode(lines[:100])  # warm-up, untimed
+    ours_ids = None
+    for r in range(repeat):
+        log(f"spm: encoding every line (vocab_size={SPM_VOCABS[-1]:,}), repeat {r + 1}/{repeat}")
+        if _bpe_encode is not None:
+            trace.__dict__.pop("_encode_cache", None)  # cold: every distinct word segmented anew
+            secs, ours_ids = timed(lambda: _bpe_encode(text, trace).ids)
+            times["ours"].append(secs)
+        secs, batch = timed(sp.encode, lines)
+        times["sp_batch"].append(secs)
+        secs, looped = timed(lambda: [sp.encode(line) for line in lines])
+        times["sp_loop"].append(secs)
+    res["enc_times"] = times
+    res["enc_tokens"] = {"ours": None if ours_ids is None else len(ours_ids),
+                         "sp_batch": sum(map(len, batch)), "sp_loop": sum(map(len, looped))}
+    res["batch_same_as_loop"] = batch == looped
+    res["whole_is_lines"] = None if ours_ids is None else list(ours_ids) == per_line_flat
+    del batch, looped, ours_ids
+    res["load_enc"] = (load, os.getloadavg()[0])
+
+    # 3. BPE-dropout
+    load = os.getloadavg()[0]
+    times = {"ours": [], "sp": []}
+    tokens = {"ours": [], "sp": []}
+    for r in range(repeat):
+        log(f"spm: encoding with dropout {SPM_DROPOUT}, repeat {r + 1}/{repeat}")
+        if _bpe_encode is not None:
+            trace.__dict__.pop("_encode_cache", None)
+            secs, ids = timed(lambda: _bpe_encode(text, trace, dropout=SPM_DROPOUT, seed=0).ids)
+            times["ours"].append(secs)
+            tokens["ours"].append(len(ids))
+        secs, out = timed(lambda: sp.encode(lines, enable_sampling=True, alpha=SPM_DROPOUT))
+        times["sp"].append(secs)
+        tokens["sp"].append(sum(map(len, out)))
+    res["drop_times"], res["drop_tokens"] = times, tokens
+    res["load_drop"] = (load, os.getloadavg()[0])
+    del trace, sp
+    gc.collect()
+    return res
+
+
+def report_spm(res: dict) -> tuple[list, list, str]:
+    """(Targets rows, console tables, Markdown section) of ``bench_spm``'s result."""
+    checks = []
+    rep = res["repeat"]
+
+    def runs(xs):
+        return ", ".join(fmt_s(x) for x in xs)
+
+    def ratio(a, b):
+        return "n/a" if a is None or b is None else f"{a / b:.2f}"
+
+    # 1. training
+    rows = []
+    for t in res["train"]:
+        mo, ms = med(t["ours"]), med(t["sp"])
+        same = "yes" if t["diff"] is None else f"no ({t['diff']})"
+        rows.append([f"{t['vocab']:,}", fmt_s(mo), runs(t["ours"]), fmt_s(ms), runs(t["sp"]), ratio(mo, ms),
+                     f"{t['merges']:,}", same])
+        checks.append([f"SentencePiece BPE: same pieces as sentencepiece at {t['vocab']:,}", "yes",
+                       "yes" if t["diff"] is None else "no", verdict(t["diff"] is None)])
+    t_train = md_table(["vocab_size", "ours median s", "ours runs s", "sentencepiece median s",
+                        "sentencepiece runs s", "ours / sentencepiece", "our merges", "same pieces"], rows)
+
+    # 2. encoding
+    t, n = res["enc_times"], res["enc_tokens"]
+    eo, eb, el = med(t["ours"]), med(t["sp_batch"]), med(t["sp_loop"])
+    t_enc = md_table(
+        ["", "median s", "runs s", "tokens", "ours / this"],
+        [["ours `encode(text, trace).ids`, one call, word cache cleared", fmt_s(eo), runs(t["ours"]),
+          "n/a" if n["ours"] is None else f"{n['ours']:,}", "1.00"],
+         ["sentencepiece `sp.encode(lines)`, batch", fmt_s(eb), runs(t["sp_batch"]), f"{n['sp_batch']:,}",
+          ratio(eo, eb)],
+         ["sentencepiece `[sp.encode(l) for l in lines]`", fmt_s(el), runs(t["sp_loop"]), f"{n['sp_loop']:,}",
+          ratio(eo, el)]])
+    bad, lines = res["bad_lines"], res["lines"]
+    if bad is None:
+        same_txt, ok = "not available", None
+    elif bad == 0:
+        same_txt, ok = "yes", True
+    else:
+        i, d = res["first_bad"]
+        same_txt, ok = f"no: {bad:,} of {lines:,} lines differ, first line {i + 1:,} ({d})", False
+    checks.append(["SentencePiece encoding: same ids on every line", "yes",
+                   same_txt if ok is not False else f"no ({bad:,} of {lines:,} lines)", verdict(ok)])
+
+    # 3. BPE-dropout
+    t, n = res["drop_times"], res["drop_tokens"]
+    do, ds = med(t["ours"]), med(t["sp"])
+    t_drop = md_table(
+        ["", "median s", "runs s", "tokens (median)", "ours / this"],
+        [[f"ours `encode(text, trace, dropout={SPM_DROPOUT}, seed=0).ids`", fmt_s(do), runs(t["ours"]),
+          "n/a" if not n["ours"] else f"{med(n['ours']):,}", "1.00"],
+         [f"sentencepiece `sp.encode(lines, enable_sampling=True, alpha={SPM_DROPOUT})`", fmt_s(ds), runs(t["sp"]),
+          f"{med(n['sp']):,}", ratio(do, ds)]])
+
+    whole = {None: "not available", True: "yes", False: "NO"}[res["whole_is_lines"]]
+    loads = ", ".join(f"{name} {a:.2f} → {b:.2f}" for name, (a, b) in
+                      (("training", res["load_train"]), ("encoding", res["load_enc"]),
+                       ("dropout", res["load_drop"])))
+    md = f"""## SentencePiece BPE
+
+### Training
+
+{t_train}
+
+### Encoding every line (vocab_size {res["enc_vocab"]:,})
+
+{t_enc}
+
+Same ids as sentencepiece on every line (ours `encode(line, trace).ids` vs `sp.encode(line)`, each of
+the {lines:,} lines, untimed): {same_txt}. Our one call on the whole text gives the per-line ids one
+after another: {whole}; sentencepiece's batch equals its loop: {"yes" if res["batch_same_as_loop"] else "NO"}.
+
+### BPE-dropout (p = {SPM_DROPOUT})
+
+{t_drop}
+
+Ours is `train_bpe(text, vocab_size=V, preset="sentencepiece")` on the documentation text, keeping a
+snapshot after every merge; sentencepiece {version_of("sentencepiece")} is trained in-process on the same
+lines, `text.split("\\n")`, with `model_type="bpe"`, `normalization_rule_name="identity"` and its
+default thread count (`num_threads` left unset; this machine has {os.cpu_count()} logical CPUs), through
+`sentence_iterator` and `model_writer` (no files), and loaded with `SentencePieceProcessor(model_proto=...)`,
+inside the timing. "same pieces" compares `[sp.id_to_piece(i) for i in range(sp.get_piece_size())]` with
+our `trace.id_to_token`, id for id; encoding and dropout use the {res["enc_vocab"]:,} models, with our
+trace's word cache cleared before each timing (its tables built once before, by the untimed id check),
+and sentencepiece's batch calls using its own thread pool (`num_threads=-1`). Medians of {rep} run(s),
+ours then sentencepiece within each repeat; sentencepiece is native code, so the ratios are reported,
+not targeted (load average (1 min) before → after: {loads}).
+"""
+    console = [("SentencePiece BPE training", t_train), ("SentencePiece BPE encoding", t_enc),
+               ("SentencePiece BPE-dropout", t_drop)]
+    return checks, console, md
+
+
 # -- a bigger corpus, generated -----------------------------------------------------------------
 def make_big_corpus(source: str, seed: int = BIG_SEED, n_types: int = BIG_TYPES,
                     target_bytes: int = BIG_BYTES) -> str:
