@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Benchmark bpe-viz against subword-nmt, Hugging Face tokenizers and tiktoken.
+"""Benchmark bpe-viz against subword-nmt, Hugging Face tokenizers, tiktoken and sentencepiece.
 
     python benchmarks/bench.py [--merges 1000 5000 10000] [--repeat 3] [--out docs/benchmarks.md]
     python benchmarks/bench.py --quick     # --merges 1000 10000 --repeat 1, for a quick look
     python benchmarks/bench.py --only long,big,rss --out /tmp/bench.md   # some sections only
 
 Sections (``--only``, comma-separated; the default runs them all): ``main`` (everything on the
-documentation text listed below), ``gpt``, ``long``, ``big`` and ``rss`` (the last four at the end).
+documentation text listed below), ``gpt``, ``spm``, ``long``, ``big`` and ``rss`` (the last five at the
+end).
 
 Corpus: the text of Python's own documentation topics (``pydoc_data.topics``), so every machine
 with Python has it. What is measured:
@@ -35,6 +36,12 @@ with Python has it. What is measured:
   (``../shared/fixtures/external/cs336/corpus.en``, vocab_size 500, limit 1.5 s); encoding the
   text with that tokenizer, ours vs tiktoken (an ``Encoding`` built from our merges) vs minbpe's
   encode loop written out literally, same ids checked;
+* ``spm``: SentencePiece's BPE, the ``sentencepiece`` preset: training on the documentation text to
+  vocab_size 1,000 / 4,000 / 8,000, ours vs sentencepiece trained in-process on the same lines
+  (``text.split("\n")``, identity normalization), same pieces checked id for id; encoding every line
+  with the 8,000 model, ours (one call on the whole text) vs ``sp.encode(lines)`` (batch) vs
+  ``sp.encode`` line by line, same ids checked line by line; BPE-dropout (p = 0.1), ours vs
+  sentencepiece's sampling (``enable_sampling=True, alpha=0.1``), times only;
 * ``long``: one long word, the 1994 compression view (and minbpe's ``BasicTokenizer``): the
   documentation text with every whitespace character made ``_``, its first 50,000 / 100,000 /
   200,000 characters, 100 merges; ours vs a literal recount loop (every step recounts every
@@ -103,7 +110,7 @@ TARGETS = {
     "cs336_speed_s": 1.5,  # CS336's test_train_bpe_speed limit: corpus.en to vocab_size 500
     "gpt_encode_ratio": 0.5,  # ours / the literal minbpe encode loop, cs336 tokenizer, docs text
 }
-SECTIONS = ("main", "gpt", "long", "big", "rss")
+SECTIONS = ("main", "gpt", "spm", "long", "big", "rss")
 SNAPSHOT_SAMPLES = 50
 SLIDER_MERGES = 10000
 SLIDER_SAMPLES = 60
@@ -131,6 +138,8 @@ CS336_DIR = ROOT.parent / "shared" / "fixtures" / "external" / "cs336"
 CS336_CORPUS = CS336_DIR / "corpus.en"
 CS336_REFERENCE = CS336_DIR / "train-bpe-reference-merges.txt"
 CS336_VOCAB = 500
+SPM_VOCABS = (1000, 4000, 8000)  # SentencePiece BPE: vocab sizes trained; encoding uses the last
+SPM_DROPOUT = 0.1  # BPE-dropout probability (sentencepiece's alpha)
 
 
 # -- corpus ---------------------------------------------------------------------------------
@@ -1827,6 +1836,7 @@ def main(argv=None) -> int:
     ap.add_argument("--long-repeat", type=int, default=None, help="runs per timing in 'long' (default: --repeat)")
     ap.add_argument("--big-repeat", type=int, default=None, help="runs per timing in 'big' (default: --repeat)")
     ap.add_argument("--gpt-repeat", type=int, default=None, help="runs per timing in 'gpt' (default: --repeat)")
+    ap.add_argument("--spm-repeat", type=int, default=None, help="runs per timing in 'spm' (default: --repeat)")
     ap.add_argument("--out", default="docs/benchmarks.md")
     ap.add_argument("--_rss", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -1841,6 +1851,7 @@ def main(argv=None) -> int:
     long_repeat = args.long_repeat or args.repeat
     big_repeat = args.big_repeat or args.repeat
     gpt_repeat = args.gpt_repeat or args.repeat
+    spm_repeat = args.spm_repeat or args.repeat
 
     command = " ".join(
         ["python benchmarks/bench.py"]
@@ -1848,6 +1859,7 @@ def main(argv=None) -> int:
         + ([f"--merges {' '.join(map(str, args.merges))}"] if "main" in sections else [])
         + ([f"--repeat {args.repeat}"] if sections != ["rss"] else [])  # rss: one process per figure
         + ([f"--gpt-repeat {gpt_repeat}"] if "gpt" in sections and gpt_repeat != args.repeat else [])
+        + ([f"--spm-repeat {spm_repeat}"] if "spm" in sections and spm_repeat != args.repeat else [])
         + ([f"--long-repeat {long_repeat}"] if "long" in sections and long_repeat != args.repeat else [])
         + ([f"--big-repeat {big_repeat}"] if "big" in sections and big_repeat != args.repeat else [])
         + ([f"--notebooks {args.notebooks}"] if "main" in sections else [])
@@ -1872,6 +1884,12 @@ def main(argv=None) -> int:
         gc.collect()
     if "gpt" in sections:
         ch, co, md = report_gpt(bench_gpt(text, gpt_repeat, log))
+        checks += ch
+        console += co
+        mds.append(md)
+        gc.collect()
+    if "spm" in sections:
+        ch, co, md = report_spm(bench_spm(text, spm_repeat, log))
         checks += ch
         console += co
         mds.append(md)
@@ -1920,8 +1938,9 @@ def main(argv=None) -> int:
     print(f"total benchmark time: {elapsed:.0f} s")
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    uniform = "main" in sections and all(r == args.repeat for sec, r in (("gpt", gpt_repeat), ("long", long_repeat),
-                                                                          ("big", big_repeat)) if sec in sections)
+    uniform = "main" in sections and all(
+        r == args.repeat for sec, r in (("gpt", gpt_repeat), ("spm", spm_repeat), ("long", long_repeat),
+                                        ("big", big_repeat)) if sec in sections)
     repeats = (f"Times are medians of {args.repeat} runs" if uniform
                else "Times are medians of repeated runs (each section says how many)")
     corpus_par = textwrap.fill(
@@ -1949,6 +1968,7 @@ Generated by `benchmarks/bench.py`; rerun with `make bench` or:
 | subword-nmt | {version_of("subword-nmt")} |
 | tokenizers | {version_of("tokenizers")} |
 | tiktoken | {version_of("tiktoken")} |
+| sentencepiece | {version_of("sentencepiece")} |
 | benchmark run time | {elapsed:.0f} s |
 | load average (1 min) at start / end | {load_start[0]:.2f} / {os.getloadavg()[0]:.2f} (other work on the machine slows every competitor) |
 

@@ -382,7 +382,8 @@ def test_preset_dropdown_retrains(widgets_nb):
     expected_before = [e.token for e in reversed(before[k].vocab)][: rows.count()]
     eventually(vocab_rows, expected_before, "vocabulary, newest first")
 
-    for key, label_start in (("subword-nmt", "subword-nmt:"), ("slp3", "Jurafsky & Martin (SLP3)")):
+    for key, label_start in (("subword-nmt", "subword-nmt:"), ("slp3", "Jurafsky & Martin (SLP3)"),
+                             ("sentencepiece", "SentencePiece (Llama, T5)")):
         select = bs.control(out, "dropdown", "preset").locator("select")
         label = [o for o in select.locator("option").all_inner_texts() if o.replace("\xa0", " ").startswith(label_start)]
         assert len(label) == 1, label
@@ -394,6 +395,11 @@ def test_preset_dropdown_retrains(widgets_nb):
         check_merge_step(out, after, bs.slider_value(slider), sentence_of(out))
         expected = [e.token for e in reversed(after[bs.slider_value(slider)].vocab)][: rows.count()]
         eventually(vocab_rows, expected, f"vocabulary after switching to {key}")
+        if key == "sentencepiece":
+            # the marker in front of each word is drawn, dimmed, like the other markers
+            marker = out.locator(".bpe-marker", has_text="\u2581").first
+            expect(marker).to_be_visible()
+            assert float(marker.evaluate("e => getComputedStyle(e).opacity")) < 1
         before = after
 
 
