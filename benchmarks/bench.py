@@ -1042,6 +1042,19 @@ def report_spm(res: dict) -> tuple[list, list, str]:
                        ("dropout", res["load_drop"])))
     md = f"""## SentencePiece BPE
 
+SentencePiece's BPE, ours against sentencepiece {version_of("sentencepiece")} on the documentation text, both
+in this process. Ours is `train_bpe(text, vocab_size=V, preset="sentencepiece")`, keeping a snapshot
+after every merge; sentencepiece is trained on the same lines (`text.split("\\n")`, {lines:,} of them)
+through `sentence_iterator` and `model_writer`, with `model_type="bpe"`,
+`normalization_rule_name="identity"` and its default thread count (`num_threads` unset; this machine
+has {os.cpu_count()} logical CPUs), then loaded with `SentencePieceProcessor(model_proto=...)`, inside
+the timing. "same pieces" compares `[sp.id_to_piece(i) for i in range(sp.get_piece_size())]` with our
+`trace.id_to_token`, id for id; encoding and dropout use the {res["enc_vocab"]:,} models, our trace's
+word cache cleared before each timing (its tables built once before, by the untimed id check) and
+sentencepiece's batch calls on its own thread pool (`num_threads=-1`). Medians of {rep} run(s), ours
+then sentencepiece within each repeat; sentencepiece is native C++, so the ratios are reported, not
+targeted.
+
 ### Training
 
 {t_train}
@@ -1050,25 +1063,15 @@ def report_spm(res: dict) -> tuple[list, list, str]:
 
 {t_enc}
 
-Same ids as sentencepiece on every line (ours `encode(line, trace).ids` vs `sp.encode(line)`, each of
-the {lines:,} lines, untimed): {same_txt}. Our one call on the whole text gives the per-line ids one
-after another: {whole}; sentencepiece's batch equals its loop: {"yes" if res["batch_same_as_loop"] else "NO"}.
+Same ids as sentencepiece on every line (ours `encode(line, trace).ids` vs `sp.encode(line)`, untimed):
+{same_txt}. Our one call on the whole text gives the per-line ids one after another: {whole};
+sentencepiece's batch equals its loop: {"yes" if res["batch_same_as_loop"] else "NO"}.
 
 ### BPE-dropout (p = {SPM_DROPOUT})
 
 {t_drop}
 
-Ours is `train_bpe(text, vocab_size=V, preset="sentencepiece")` on the documentation text, keeping a
-snapshot after every merge; sentencepiece {version_of("sentencepiece")} is trained in-process on the same
-lines, `text.split("\\n")`, with `model_type="bpe"`, `normalization_rule_name="identity"` and its
-default thread count (`num_threads` left unset; this machine has {os.cpu_count()} logical CPUs), through
-`sentence_iterator` and `model_writer` (no files), and loaded with `SentencePieceProcessor(model_proto=...)`,
-inside the timing. "same pieces" compares `[sp.id_to_piece(i) for i in range(sp.get_piece_size())]` with
-our `trace.id_to_token`, id for id; encoding and dropout use the {res["enc_vocab"]:,} models, with our
-trace's word cache cleared before each timing (its tables built once before, by the untimed id check),
-and sentencepiece's batch calls using its own thread pool (`num_threads=-1`). Medians of {rep} run(s),
-ours then sentencepiece within each repeat; sentencepiece is native code, so the ratios are reported,
-not targeted (load average (1 min) before → after: {loads}).
+Load average (1 min) before → after: {loads}.
 """
     console = [("SentencePiece BPE training", t_train), ("SentencePiece BPE encoding", t_enc),
                ("SentencePiece BPE-dropout", t_drop)]
