@@ -422,3 +422,14 @@ def test_empty_text(sennrich):
     e = encode(" \n\t ", sennrich)
     assert (e.ids, e.offsets, e.words, len(e)) == ([], [], [], 0)
     assert decode(e.ids, sennrich) == decode(e, sennrich) == ""
+
+
+def test_begin_of_word_marker_on_a_plain_bpe_trace():
+    """``begin_of_word`` without the SentencePiece preset: apply-bpe's encoder starts from the
+    same ``▁ t h e`` symbols training did (it once dropped the marker)."""
+    from bpe_viz import encode_word
+
+    t = train_bpe("the the the then", 3, begin_of_word="\u2581", end_of_word=None)
+    assert [m.token for m in t.merges] == ["\u2581t", "\u2581th", "\u2581the"]
+    assert encode("the then", t).pieces == ["\u2581the", "\u2581the", "n"]
+    assert tuple(encode("the", t).pieces) == encode_word("the", t).final

@@ -381,3 +381,15 @@ def test_output_is_deterministic_and_has_no_ids(toy):
     assert not re.search(r"\bid=", a)
     assert "0x" not in a
     assert "<style" not in a and "<script" not in a and "http" not in a
+
+
+@pytest.mark.parametrize("preset,words", [("sentencepiece", "shorter piece"), ("hf-tokenizers", "smallest pair of token ids"),
+                                          ("subword-nmt", "greatest pair by code points")])
+def test_tie_captions_name_the_rule_of_the_trace(preset, words):
+    """The tie badge and the pair table say the rule the trace was trained with."""
+    from bpe_viz.view.html import merge_html, pairs_table_html
+
+    t = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10, preset=preset)
+    tied = next(m for m in t.merges if m.tied)
+    assert words in merge_html(tied, trace=t)
+    assert words in pairs_table_html(t[tied.step - 1])

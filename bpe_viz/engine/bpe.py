@@ -98,7 +98,7 @@ class BPE(Model):
         ranks = _ranks(trace, k)
         m = trace._internal_marker
         c = trace.convention
-        if c.byte_level:
+        if c.byte_level or c.begin_of_word is not None:
             initial = trace.initial_symbols
         elif c.end_of_word is None:
             initial = tuple

@@ -541,7 +541,9 @@ class Trace(Sequence):
         if items is None:
             pairs = self._history.pairs
             items = [(pairs[i], c) for i, c in enumerate(snap._state[1]) if c]
-            allowed = self.model.pair_filter(self)
+            allowed = self.__dict__.get("_pair_filter", False)
+            if allowed is False:  # one filter per trace: it caches its answers
+                allowed = self.__dict__["_pair_filter"] = self.model.pair_filter(self)
             if allowed is not None:
                 items = [(p, c) for p, c in items if allowed(p)]
             if self.model.one_piece_per_string:

@@ -293,6 +293,8 @@ class _TokenInfo:
         return self.title(token, tid, 0 if step is None else step), tid
 
     def title(self, token: str, tid, step) -> str:
+        if step is None and tid is not None and token in self.trace.special_tokens:
+            return f"{token}\nid {tid}\na special token: cut out first, never merged"
         if step is None:
             what = "unknown character: not seen in training" if len(token) == 1 else "not in the vocabulary"
             if self.trace.unk_id is None:
@@ -612,8 +614,7 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
         if snapshot.step == len(trace.merges):
             caption += f"; no next merge: {_e(trace.stopped_because)}"
     elif n_top > 1:
-        rule = "the first pair met" if conv.tie_break == "first" else "the greatest pair (subword-nmt)"
-        caption += f"; {n_top} pairs tie, the tie rule takes {rule}"
+        caption += f"; {n_top} pairs tie, the tie rule takes the {_e(conv.tie_rule.takes)}"
     return _box(
         _table(f"Pairs at step {snapshot.step}", headers, rows, cls="bpe-pairs-table",
                more=n_pairs - len(shown), caption=caption, row_classes=classes,
@@ -762,8 +763,7 @@ def merge_html(merge, *, trace=None, max_tied: int = 6, size: float = 1.0) -> st
         more = f" and {len(tied) - max_tied:,} more" if len(tied) > max_tied else ""
         rule = ""
         if conv is not None:
-            rule = (" &mdash; the tie rule took the first pair met" if conv.tie_break == "first"
-                    else " &mdash; the tie rule took the greatest pair (subword-nmt)")
+            rule = f" &mdash; the tie rule took the {_e(conv.tie_rule.takes)}"
         parts.append(
             f'<span class="bpe-tie" style="{_TIE_BADGE_STYLE}">tie!</span>'
             f'<div class="bpe-tied" style="font-size:0.9em;margin-top:0.2em">same top {what}: '
