@@ -388,18 +388,25 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
 # -- encoding ---------------------------------------------------------------------------------
 
 
-def _ranks(trace: Trace, k: int) -> dict:
-    """internal pair -> 1-based rank, for the first k merges (cached on the trace)."""
-    cache = trace.__dict__.setdefault("_rank_cache", {})
+def per_k(trace: Trace, name: str, k: int, key) -> dict:
+    """``key(merge) -> rank`` for the first ``k`` merges (the first merge wins a repeated key),
+    cached on the trace under ``name`` for a few values of ``k``."""
+    cache = trace.__dict__.setdefault(name, {})
     r = cache.get(k)
     if r is None:
         if len(cache) > 8:
             cache.clear()
         r = {}
         for m in trace.merges[:k]:
-            r.setdefault(m._pair_internal, m.step)  # a replayed list may repeat a pair: first rank
+            r.setdefault(key(m), m.step)
         cache[k] = r
     return r
+
+
+def _ranks(trace: Trace, k: int) -> dict:
+    """internal pair -> 1-based rank, for the first k merges (a replayed list may repeat a pair:
+    its first rank)."""
+    return per_k(trace, "_rank_cache", k, lambda m: m._pair_internal)
 
 
 def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:

@@ -46,7 +46,7 @@ from functools import lru_cache
 
 import regex
 
-from .bpe import BPE
+from .bpe import BPE, per_k
 from .encoding import EncodeStep, WordWalkthrough
 from .model import register
 
@@ -219,16 +219,7 @@ PIECE_RULE = ("each iteration merges the two neighbours that make the earliest p
 
 def _piece_ranks(trace, k: int) -> dict:
     """internal piece -> the step that made it, for the first ``k`` merges (cached)."""
-    cache = trace.__dict__.setdefault("_piece_rank_cache", {})
-    r = cache.get(k)
-    if r is None:
-        if len(cache) > 8:
-            cache.clear()
-        r = {}
-        for m in trace.merges[:k]:
-            r.setdefault(m._token_internal, m.step)
-        cache[k] = r
-    return r
+    return per_k(trace, "_piece_rank_cache", k, lambda m: m._token_internal)
 
 
 def _merge_pieces(symbols: tuple, ranks: dict, p: float = 0.0, rng=None, record: list | None = None) -> tuple:
