@@ -114,10 +114,17 @@ class BPE(Model):
         # subtle: subword-nmt leaves a one-character word alone (no draws for it)
         return lambda w: initial(w) if len(w) == 1 else _apply_dropout(initial(w), ranks, p, rng)
 
+    #: the encoder's rule for the walkthrough (None: apply-bpe's, the view's default sentence)
+    encoder_rule: str | None = None
+
+    def encode_recorded(self, initial, trace, k, record):
+        """The encoder on one word's initial symbols, appending each iteration to ``record``."""
+        return _apply(initial, _ranks(trace, k), record)
+
     def walkthrough(self, word, trace, k):
         initial = trace.initial_symbols(word)
         record: list = []
-        final = _apply(initial, _ranks(trace, k), record)
+        final = self.encode_recorded(initial, trace, k, record)
         show = trace._show_tuple if trace._remap else tuple
         sh = trace._show
         steps = tuple(
@@ -125,7 +132,7 @@ class BPE(Model):
                        (sh(pair[0]), sh(pair[1])), rank, show(after))
             for before, cands, pair, rank, after in record
         )
-        return WordWalkthrough(word, show(initial), steps, show(final), k)
+        return WordWalkthrough(word, show(initial), steps, show(final), k, rule=self.encoder_rule)
 
 
 register(BPE())

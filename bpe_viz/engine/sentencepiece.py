@@ -47,7 +47,6 @@ from functools import lru_cache
 import regex
 
 from .bpe import BPE, per_k
-from .encoding import EncodeStep, WordWalkthrough
 from .model import register
 
 __all__ = ["SentencePieceBPE", "script_of", "valid_piece", "required_characters"]
@@ -196,18 +195,8 @@ class SentencePieceBPE(BPE):
         initial = trace.initial_symbols
         return lambda w: _merge_pieces(initial(w), ranks, p, rng)
 
-    def walkthrough(self, word, trace, k):
-        initial = trace.initial_symbols(word)
-        record: list = []
-        final = _merge_pieces(initial, _piece_ranks(trace, k), record=record)
-        show = trace._show_tuple if trace._remap else tuple
-        sh = trace._show
-        steps = tuple(
-            EncodeStep(show(before), tuple(((sh(a), sh(b)), r) for (a, b), r in cands),
-                       (sh(pair[0]), sh(pair[1])), rank, show(after))
-            for before, cands, pair, rank, after in record
-        )
-        return WordWalkthrough(word, show(initial), steps, show(final), k, rule=PIECE_RULE)
+    def encode_recorded(self, initial, trace, k, record):
+        return _merge_pieces(initial, _piece_ranks(trace, k), record=record)
 
 
 register(SentencePieceBPE())
@@ -215,6 +204,7 @@ register(SentencePieceBPE())
 #: how the piece-based encoder works, in one sentence (the walkthrough view shows it)
 PIECE_RULE = ("each iteration merges the two neighbours that make the earliest piece of the vocabulary "
               "(the leftmost if several), one place at a time: pieces, not learned pairs")
+SentencePieceBPE.encoder_rule = PIECE_RULE
 
 
 def _piece_ranks(trace, k: int) -> dict:
