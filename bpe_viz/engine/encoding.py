@@ -179,10 +179,16 @@ class Encoding:
         return [list(e[0]) for e in self._entries]
 
 
+def _encodes_itself(trace) -> bool:
+    """A trace of a model that is not built from merges (Unigram, SubwordTextEncoder) carries its
+    own encoder: ``_encode(text, k)``, ``_encode_word(word, k)`` and ``_decode(ids)``."""
+    return not isinstance(trace, Trace) and callable(getattr(trace, "_encode", None))
+
+
 def _check_trace(trace, argname="trace") -> Trace:
     if not isinstance(trace, Trace):
         raise TypeError(
-            f"{argname} must be a Trace from train_bpe or train_wordpiece, got {type(trace).__name__}"
+            f"{argname} must be a trace from train_bpe, train_wordpiece or train_unigram, got {type(trace).__name__}"
         )
     return trace
 
@@ -233,6 +239,8 @@ def encode_word(word: str, trace: Trace, num_merges: int | None = None) -> WordW
         >>> w.steps[0].candidates[:2]
         ((('e', 's'), 1), (('l', 'o'), 4))
     """
+    if _encodes_itself(trace):
+        return trace._encode_word(word, num_merges)
     trace = _check_trace(trace)
     if not isinstance(word, str):
         raise TypeError(f"word must be a str, got {type(word).__name__} {word!r}")
@@ -280,6 +288,11 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
         >>> e.offsets
         [(0, 2), (2, 3), (3, 4), (4, 4)]
     """
+    if _encodes_itself(trace):
+        if dropout or glossaries is not None or vocabulary is not None:
+            raise ValueError(f"dropout, glossaries and vocabulary are options of the merge-based encoders; "
+                             f"a {type(trace).__name__} has no merges")
+        return trace._encode(text, num_merges)
     trace = _check_trace(trace)
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -503,6 +516,8 @@ def decode(ids, trace: Trace) -> str:
         >>> decode(e.ids, trace)
         'lower low'
     """
+    if _encodes_itself(trace):
+        return trace._decode(getattr(ids, "ids", ids))
     trace = _check_trace(trace)
     join = trace.convention.pre_tokenizer.join
     if isinstance(ids, Encoding):

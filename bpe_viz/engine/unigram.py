@@ -429,17 +429,41 @@ class UnigramTrace:
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
         snap = self._snap(k)
-        index = {t: i for i, t in enumerate(snap.id_to_token)}
+        index = snap.__dict__.get("_index")
+        if index is None:
+            index = snap.__dict__["_index"] = {t: i for i, t in enumerate(snap.id_to_token)}
         words, spans, entries = [], [], []
-        for w, span in self._split(text):
+        split = self._split(text)
+        if self.flavour == "sentencepiece":
+            # SentencePiece cuts a whole line at once: its running 32-bit sums carry across words,
+            # which decides exact ties, so the line is cut as one string and shared out again
+            maxlen, unk = self._maxlen(snap), self._unk_score(snap)
+            i, line_end = 0, -1
+            for line in text.split("\n"):
+                line_end += len(line) + 1
+                j = i
+                while j < len(split) and split[j][1][0] < line_end:
+                    j += 1
+                if j == i:
+                    continue
+                pieces = _sp_encode_word("".join(w for w, _ in split[i:j]), snap.pieces, maxlen, unk)
+                at = 0
+                for w, span in split[i:j]:
+                    mine, taken = [], 0
+                    while taken < len(w):
+                        mine.append(pieces[at])
+                        taken += len(pieces[at])
+                        at += 1
+                    words.append(w)
+                    spans.append(span)
+                    entries.append((mine, [index.get(p, 0) for p in mine]))
+                i = j
+            return UnigramEncoding(text, self, snap.round, words, spans, entries)
+        for w, span in split:
             words.append(w)
             spans.append(span)
-            if self.flavour == "sentencepiece":
-                pieces = _sp_encode_word(w, snap.pieces, self._maxlen(snap), self._unk_score(snap))
-            else:
-                pieces = self._cut(w, snap)[0] or ("<unk>",)
-            ids = [index.get(p, 0) for p in pieces]
-            entries.append((list(pieces), ids))
+            pieces = self._cut(w, snap)[0] or ("<unk>",)
+            entries.append((list(pieces), [index.get(p, 0) for p in pieces]))
         return UnigramEncoding(text, self, snap.round, words, spans, entries)
 
     def _encode_word(self, word: str, k: int | None = None) -> "UnigramWalkthrough":
@@ -447,9 +471,7 @@ class UnigramTrace:
             raise ValueError(f"word must be a non-empty str, got {word!r}")
         snap = self._snap(k)
         if self.flavour == "sentencepiece" and not word.startswith(MARK):
-            word = MARK + word
-        elif self.flavour == "hf-course" and not word.startswith(MARK) and word not in self.word_counts:
-            word = MARK + word if (MARK + word) in self.word_counts else word
+            word = MARK + word  # SentencePiece puts the space marker in front of every word
         table: list = []
         pieces, score, tied = self._cut(word, snap, table)
         rows = []
@@ -533,8 +555,9 @@ def _course_cut(word, neg, maxlen, start, exclude=None, table=None):
 
 
 def _sp_encode_word(word, scores, maxlen, unk):
-    """SentencePiece's encoder on one ``▁word``: Viterbi in 32-bit floats (as ``EncodeOptimized``
-    adds them), an unknown character scoring ``unk``, a run of unknown characters one piece."""
+    """SentencePiece's encoder on one ``▁word`` (or a line of them): Viterbi in 32-bit floats (as
+    ``EncodeOptimized`` adds them), an unknown character scoring ``unk``, a run of unknown
+    characters one piece."""
     n = len(word)
     best = [None] * (n + 1)
     back = [0] * (n + 1)
