@@ -45,8 +45,8 @@ Example (the course's toy corpus, with its 15 seed pieces)::
     >>> toy = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     >>> seeds = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "hug", "gs", "ugs"]
     >>> t = train_unigram(toy, vocab_size=12, initial_vocab=seeds)
-    >>> round(t[0].loss, 1), t[0].segmentation["pug"]
-    (169.8, ('pu', 'g'))
+    >>> round(t[0].loss, 1), t[0].segmentation["pug"], t[0].segmentation.tied("pug")
+    (169.8, ('p', 'ug'), True)
     >>> round(t[1].removal_losses["hug"], 1), [r.piece for r in t[1].removed]
     (23.5, ['hu'])
 """
@@ -1155,9 +1155,9 @@ def train_unigram(corpus, vocab_size: int = 100, *, flavour: str = "hf-course", 
 
     Example::
 
-        >>> t = train_unigram("low low low lower lowest newest newest widest", vocab_size=20, flavour="sentencepiece")
+        >>> t = train_unigram("low low low lower lowest newest newest widest", vocab_size=17, flavour="sentencepiece")
         >>> t.id_to_token[:6]
-        ['<unk>', '<s>', '</s>', '▁', 'e', 'w']
+        ['<unk>', '<s>', '</s>', '▁low', 'est', '▁']
     """
     if not isinstance(flavour, str) or flavour not in FLAVOURS:
         raise ValueError(f"flavour must be one of {', '.join(map(repr, FLAVOURS))}, got {flavour!r}")
