@@ -517,7 +517,7 @@ def decode(ids, trace: Trace) -> str:
         'lower low'
     """
     if _encodes_itself(trace):
-        return trace._decode(getattr(ids, "ids", ids))
+        return trace._decode(ids)  # an encoding of its own is passed whole: it knows its step
     trace = _check_trace(trace)
     join = trace.convention.pre_tokenizer.join
     if isinstance(ids, Encoding):

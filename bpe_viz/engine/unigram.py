@@ -486,6 +486,9 @@ class UnigramTrace:
 
     def _decode(self, ids) -> str:
         toks = self.id_to_token
+        if isinstance(ids, UnigramEncoding):  # decoded with the round it was encoded with
+            toks = self[ids.num_merges].id_to_token
+            ids = ids.ids
         out = []
         for i in ids:
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(toks):
