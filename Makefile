@@ -4,6 +4,8 @@
 #   make lab     JupyterLab on notebooks/ (LAB_ARGS="--port 8899 --no-browser" to pass options)
 #   make present the first notebook as a Voilà app, no code (PRESENT=notebooks/ for all of them)
 #   make bench   the benchmark; writes docs/benchmarks.md
+#   make pictures  the README's pictures (docs/stepper.png, docs/voila.png), taken in Chromium
+#                from the current code (the tests take them into test-artifacts/, never into docs/)
 #   make clean   remove the venv and caches
 
 PYTHON ?= python3
@@ -16,7 +18,7 @@ PIP    := $(PY) -m pip --disable-pip-version-check -qq
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 NBVAL := --nbval --nbval-current-env notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: venv test check lab present bench clean
+.PHONY: venv test check lab present bench pictures clean
 
 venv: $(STAMP)
 
@@ -24,9 +26,10 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # reinstall only when the requirements (or the package metadata) change
-$(STAMP): requirements.txt pyproject.toml | $(PY)
+$(STAMP): requirements.txt requirements-nodeps.txt pyproject.toml | $(PY)
 	@echo "Installing requirements into $(VENV) ..."
 	$(PIP) install -r requirements.txt
+	$(PIP) install --no-deps -r requirements-nodeps.txt
 	$(PIP) install -e .
 	@touch $@
 
@@ -56,6 +59,16 @@ present: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench.py
+
+PICTURES := test-artifacts/browser/pictures
+PICTURE_TESTS := tests/browser/test_lab.py::test_stepper_screenshot \
+	"tests/browser/test_voila.py::test_voila_app[01_from_compression_to_subwords]"
+
+pictures: $(STAMP)
+	$(PY) -m pytest -rs $(PICTURE_TESTS)
+	@test -f $(PICTURES)/stepper.png -a -f $(PICTURES)/voila.png || \
+		{ echo "make pictures: no pictures were taken (no chromium? see the skip reason above)"; exit 1; }
+	cp $(PICTURES)/stepper.png $(PICTURES)/voila.png docs/
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -6,8 +6,8 @@
     python benchmarks/bench.py --only long,big,rss --out /tmp/bench.md   # some sections only
 
 Sections (``--only``, comma-separated; the default runs them all): ``main`` (everything on the
-documentation text listed below), ``gpt``, ``spm``, ``long``, ``big`` and ``rss`` (the last five at the
-end).
+documentation text listed below), ``gpt``, ``spm``, ``unigram``, ``long``, ``big`` and ``rss`` (the
+last six at the end).
 
 Corpus: the text of Python's own documentation topics (``pydoc_data.topics``), so every machine
 with Python has it. What is measured:
@@ -42,6 +42,15 @@ with Python has it. What is measured:
   with the 8,000 model, ours (one call on the whole text) vs ``sp.encode(lines)`` (batch) vs
   ``sp.encode`` line by line, same ids checked line by line; BPE-dropout (p = 0.1), ours vs
   sentencepiece's sampling (``enable_sampling=True, alpha=0.1``), times only;
+* ``unigram``: the Unigram LM, sentencepiece flavour, on the documentation text to vocab_size
+  1,000 / 4,000 with every round kept, ours vs sentencepiece's unigram trainer in-process (its
+  default thread count, and ``num_threads=1``): training time, the peak resident set of fresh
+  processes (VmHWM), seed pieces and rounds (sentencepiece's from its own log), whether the final
+  pieces agree and the largest score difference; reading a round (``trace[k]``, its fields and a
+  few words' segmentation, cold, random k); encoding every line with the 4,000 model vs
+  ``sp.encode``, same pieces checked line by line; the hf-course flavour on the course's four
+  sentences to vocab_size 100; SubwordTextEncoder at target_vocab_size 1,000 / 4,000, ours vs
+  TFDS's own module (loaded offline by ``tests/tfds_reference.py``), same subwords checked;
 * ``long``: one long word, the 1994 compression view (and minbpe's ``BasicTokenizer``): the
   documentation text with every whitespace character made ``_``, its first 50,000 / 100,000 /
   200,000 characters, 100 merges; ours vs a literal recount loop (every step recounts every
@@ -59,6 +68,7 @@ Results are printed and written as Markdown to ``--out``.
 from __future__ import annotations
 
 import argparse
+import array
 import bisect
 import collections
 import contextlib
@@ -94,6 +104,12 @@ try:  # written concurrently with this benchmark: report "not available" until i
     from bpe_viz import encode as _bpe_encode  # noqa: E402
 except ImportError:
     _bpe_encode = None
+from bpe_viz import train_unigram  # noqa: E402
+
+try:  # written concurrently with this benchmark: reported "not in this checkout" until it exists
+    from bpe_viz.engine.subword_text_encoder import train_subword_text_encoder  # noqa: E402
+except ImportError:
+    train_subword_text_encoder = None
 
 TARGETS = {
     "train_ratio": 0.5,  # ours / subword-nmt training time
@@ -109,8 +125,9 @@ TARGETS = {
     "gpt_train_ratio": 5.0,  # ours / tokenizers, cs336 preset on the docs text until pairs run out
     "cs336_speed_s": 1.5,  # CS336's test_train_bpe_speed limit: corpus.en to vocab_size 500
     "gpt_encode_ratio": 0.5,  # ours / the literal minbpe encode loop, cs336 tokenizer, docs text
+    "unigram_round_ms": 20.0,  # median cold read of a Unigram round (fields + a few segmentations)
 }
-SECTIONS = ("main", "gpt", "spm", "long", "big", "rss")
+SECTIONS = ("main", "gpt", "spm", "unigram", "long", "big", "rss")
 SNAPSHOT_SAMPLES = 50
 SLIDER_MERGES = 10000
 SLIDER_SAMPLES = 60
@@ -140,6 +157,21 @@ CS336_REFERENCE = CS336_DIR / "train-bpe-reference-merges.txt"
 CS336_VOCAB = 500
 SPM_VOCABS = (1000, 4000, 8000)  # SentencePiece BPE: vocab sizes trained; encoding uses the last
 SPM_DROPOUT = 0.1  # BPE-dropout probability (sentencepiece's alpha)
+UNIGRAM_VOCABS = (1000, 4000)  # Unigram (sentencepiece flavour): vocab sizes; encoding uses the last
+UNIGRAM_SCORE_TOL = 1e-4  # largest score difference from sentencepiece the issue allows
+UNIGRAM_ROUND_SAMPLES = 30  # random rounds read per trace
+UNIGRAM_ROUND_WORDS = 5  # words whose segmentation is read at each of those rounds
+UNIGRAM_BAD_SHOWN = 5  # lines encoded differently from sentencepiece shown in the report, at most
+UNIGRAM_SEED = 2018  # Kudo 2018
+UNIGRAM_COURSE_SENTENCES = (  # the Hugging Face course, chapter 6, section 7
+    "This is the Hugging Face Course.",
+    "This chapter is about tokenization.",
+    "This section shows several tokenizer algorithms.",
+    "Hopefully, you will be able to understand how they are trained and generate tokens.",
+)
+UNIGRAM_COURSE_VOCAB = 100
+UNIGRAM_COURSE_MIN_REPEAT = 5  # it takes a fraction of a second: a few more runs
+STE_TARGETS = (1000, 4000)  # SubwordTextEncoder: target_vocab_size on the documentation text
 
 
 # -- corpus ---------------------------------------------------------------------------------
@@ -1078,6 +1110,567 @@ Load average (1 min) before → after: {loads}.
     return checks, console, md
 
 
+# -- Unigram LM (the sentencepiece flavour) and SubwordTextEncoder -----------------------------
+def run_ours_unigram(text: str, vocab_size: int):
+    return train_unigram(text, vocab_size=vocab_size, flavour="sentencepiece")
+
+
+def run_spm_unigram(lines: list[str], vocab_size: int, num_threads: int | None = None):
+    """sentencepiece's unigram trainer in-process on ``lines`` (identity normalization, other
+    options default unless ``num_threads`` is given), loaded as a ``SentencePieceProcessor``."""
+    import sentencepiece as spm
+
+    m = io.BytesIO()
+    kw = {} if num_threads is None else {"num_threads": num_threads}
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=m, model_type="unigram",
+                                   vocab_size=vocab_size, normalization_rule_name="identity", minloglevel=3, **kw)
+    return spm.SentencePieceProcessor(model_proto=m.getvalue())
+
+
+def f32_sum(values) -> float:
+    """A running sum in 32-bit floats, as sentencepiece adds scores along a path."""
+    acc = array.array("f", [0.0])
+    for v in values:
+        acc[0] = acc[0] + v
+    return acc[0]
+
+
+def compare_unigram(trace, sp) -> dict:
+    """How our final vocabulary compares with sentencepiece's model: the piece sets, the largest
+    score difference over the pieces both have, and the id layout."""
+    theirs = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+    their_score = {p: sp.get_score(i) for i, p in enumerate(theirs)}
+    ours = list(trace.id_to_token)
+    scores = trace.final.pieces
+    common = [p for p in scores if p in their_score]
+    moved = [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
+    return {"same_set": set(ours) == set(theirs), "only_ours": len(set(ours) - set(theirs)),
+            "only_theirs": len(set(theirs) - set(ours)), "pieces": len(theirs),
+            "max_diff": max((abs(scores[p] - their_score[p]) for p in common), default=None),
+            "moved": len(moved) + abs(len(ours) - len(theirs)),
+            # in sentencepiece's own model, the largest score gap between two pieces whose ids
+            # we swapped (a near-tie ordered the other way)
+            "moved_gap": max((abs(their_score[ours[i]] - their_score[theirs[i]]) for i in moved
+                              if ours[i] in their_score), default=None)}
+
+
+# A fresh process training one competitor (argv: which = ours / sp / sp1, checkout, vocab_size):
+# the documentation text and its lines are loaded before the baseline. Prints JSON: the peak
+# resident set (KiB) at start, after the import, before training and at the end, and the pieces.
+_UNIGRAM_RSS_CHILD = r"""
+import gc, io, json, sys
+
+def hwm():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+which, root, vocab = sys.argv[1], sys.argv[2], int(sys.argv[3])
+start = hwm()
+import pydoc_data.topics
+if which == "ours":
+    sys.path.insert(0, root)
+    from bpe_viz.engine.unigram import train_unigram
+else:
+    import sentencepiece as spm
+imported = hwm()
+text = "\n".join(pydoc_data.topics.topics.values())
+lines = text.split("\n")
+gc.collect()
+before = hwm()
+if which == "ours":
+    trace = train_unigram(text, vocab_size=vocab, flavour="sentencepiece")
+    made = len(trace.id_to_token)
+else:
+    m = io.BytesIO()
+    kw = {"num_threads": 1} if which == "sp1" else {}
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=m, model_type="unigram",
+                                   vocab_size=vocab, normalization_rule_name="identity", minloglevel=3, **kw)
+    made = spm.SentencePieceProcessor(model_proto=m.getvalue()).get_piece_size()
+print(json.dumps({"start": start, "imported": imported, "before": before, "peak": hwm(), "made": made}))
+"""
+
+# sentencepiece trained once more with its log on (minloglevel=0), in a fresh process, to read what
+# it did: its thread count, its seed pieces, its EM rounds (argv: vocab_size).
+_SPM_LOG_CHILD = r"""
+import io, sys, pydoc_data.topics, sentencepiece as spm
+text = "\n".join(pydoc_data.topics.topics.values())
+spm.SentencePieceTrainer.train(sentence_iterator=iter(text.split("\n")), model_writer=io.BytesIO(),
+                               model_type="unigram", vocab_size=int(sys.argv[1]),
+                               normalization_rule_name="identity", minloglevel=0)
+"""
+
+
+def unigram_rss(which: str, vocab: int) -> dict | None:
+    """Peak resident set (MiB) of a fresh process training ``which`` to ``vocab``: at start, after
+    the import, before training (input loaded) and at the end; None if the child failed."""
+    cmd = [sys.executable, "-c", _UNIGRAM_RSS_CHILD, which, str(ROOT), str(vocab)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=RSS_TIMEOUT).stdout
+        r = json.loads(out.strip().splitlines()[-1])
+        return {k: (v / 1024 if k != "made" else v) for k, v in r.items()}
+    except Exception as exc:  # report, don't die
+        print(f"  unigram rss {which} vocab_size={vocab} failed: {exc}", file=sys.stderr)
+        return None
+
+
+def spm_unigram_log(vocab: int) -> dict:
+    """What sentencepiece's own log says about one training (default threads): ``num_threads``,
+    the seed pieces, the EM rounds (one ``EM sub_iter=0`` line each) and the size after each."""
+    try:
+        err = subprocess.run([sys.executable, "-c", _SPM_LOG_CHILD, str(vocab)], capture_output=True, text=True,
+                             check=True, timeout=RSS_TIMEOUT).stderr
+    except Exception as exc:  # report, don't die
+        print(f"  sentencepiece log at vocab_size={vocab} failed: {exc}", file=sys.stderr)
+        return {}
+    threads = re.search(r"^\s*num_threads: (\d+)", err, re.M)
+    seeds = re.search(r"Initialized (\d+) seed", err)
+    return {"threads": int(threads[1]) if threads else None, "seeds": int(seeds[1]) if seeds else None,
+            "rounds": len(re.findall(r"EM sub_iter=0 ", err))}
+
+
+def clear_round_caches(trace) -> None:
+    """Forget what every round worked out lazily (segmentations, score tables), so the next read
+    of a round is cold: a round stores its data as fields; whatever it adds later starts with _."""
+    for snap in trace:
+        for key in [k for k in snap.__dict__ if k.startswith("_")]:
+            del snap.__dict__[key]
+
+
+def read_round(trace, k: int, words: list[str]) -> tuple[float, float]:
+    """(seconds to get ``trace[k]`` and read its pieces, losses and removals, seconds to cut
+    ``words`` at that round), caches cleared before."""
+    clear_round_caches(trace)
+    gc.collect()
+    t0 = time.perf_counter()
+    s = trace[k]
+    len(s.pieces), len(s.removal_losses), len(s.removed), s.loss  # noqa: B018  (read, as a view does)
+    t1 = time.perf_counter()
+    for w in words:
+        s.segmentation[w]  # noqa: B018
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1
+
+
+def load_tfds_reference():
+    """TFDS's own ``subword_text_encoder`` module and ``corpus_generator``, through the tests' loader
+    (``tests/tfds_reference.py``: the two files of the tensorflow-datasets wheel, run offline with a
+    stand-in for TensorFlow); ``(None, None, reason)`` when it is not available."""
+    import importlib.util
+
+    path = ROOT / "tests" / "tfds_reference.py"
+    if not path.exists():
+        return None, None, "tests/tfds_reference.py is not in this checkout"
+    try:
+        spec = importlib.util.spec_from_file_location("_bench_tfds_reference", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        stm, _log = mod.load_tfds_subword_text_encoder()
+        return stm, mod.corpus_generator, None
+    except Exception as exc:  # ImportError when tensorflow-datasets is not installed
+        return None, None, f"TFDS's module could not be loaded: {exc}"
+
+
+def bench_unigram(text: str, repeat: int, log) -> dict:
+    """Unigram LM, sentencepiece flavour: training at each of ``UNIGRAM_VOCABS``, ours vs sentencepiece
+    (its default thread count and one thread), memory in fresh processes, reading a round, encoding
+    every line; the hf-course flavour on the course's corpus; SubwordTextEncoder at
+    ``STE_TARGETS``, ours vs TFDS's module if it can be loaded."""
+    from bpe_viz import encode
+
+    lines = text.split("\n")
+    res = {"repeat": repeat, "lines": len(lines)}
+    load = os.getloadavg()[0]
+    run_ours_unigram(text[:20_000], 200)  # warm-up, untimed
+    run_spm_unigram(lines[:500], 200)
+
+    # 1. training
+    train, traces, models = [], {}, {}
+    for vocab in UNIGRAM_VOCABS:
+        t = {"vocab": vocab, "ours": [], "sp": [], "sp1": []}
+        for r in range(repeat):
+            log(f"unigram: training to vocab_size={vocab:,}, repeat {r + 1}/{repeat}")
+            secs, trace = timed(run_ours_unigram, text, vocab)
+            t["ours"].append(secs)
+            secs, sp = timed(run_spm_unigram, lines, vocab)
+            t["sp"].append(secs)
+            secs, sp1 = timed(run_spm_unigram, lines, vocab, 1)
+            t["sp1"].append(secs)
+        t["seeds"], t["rounds"] = len(trace[0].pieces), len(trace) - 1
+        t["cmp"], t["cmp1"] = compare_unigram(trace, sp), compare_unigram(trace, sp1)
+        t["sp_agree"] = ([sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+                         == [sp1.id_to_piece(i) for i in range(sp1.get_piece_size())])
+        log(f"unigram: vocab_size={vocab:,}: sentencepiece's log, then memory in fresh processes")
+        t["sp_log"] = spm_unigram_log(vocab)
+        t["rss"] = {w: unigram_rss(w, vocab) for w in ("ours", "sp", "sp1")}
+        traces[vocab], models[vocab] = trace, sp
+        del sp1
+        train.append(t)
+        gc.collect()
+    res["train"] = train
+    res["load_train"] = (load, os.getloadavg()[0])
+
+    # 2. reading a round: random k, caches cleared, a few random words cut at that round
+    load = os.getloadavg()[0]
+    rng = random.Random(UNIGRAM_SEED)
+    rounds = []
+    for vocab, trace in traces.items():
+        vocab_words = sorted(trace.word_counts)
+        access, cuts, total, ks = [], [], [], []
+        for _ in range(UNIGRAM_ROUND_SAMPLES):
+            k = rng.randrange(len(trace))
+            a, c = read_round(trace, k, rng.sample(vocab_words, UNIGRAM_ROUND_WORDS))
+            ks.append(k)
+            access.append(a)
+            cuts.append(c)
+            total.append(a + c)
+        rounds.append({"vocab": vocab, "rounds": len(trace), "ks": len(set(ks)), "access": access,
+                       "cuts": cuts, "total": total, "words": len(vocab_words)})
+        clear_round_caches(trace)
+    res["rounds"] = rounds
+    res["load_rounds"] = (load, os.getloadavg()[0])
+
+    # 3. encoding every line with the largest model
+    load = os.getloadavg()[0]
+    vocab = UNIGRAM_VOCABS[-1]
+    trace, sp = traces[vocab], models[vocab]
+    res["enc_vocab"] = vocab
+    log(f"unigram: checking the pieces of every line (vocab_size={vocab:,}, untimed)")
+    per_line = [encode(line, trace).pieces for line in lines]
+    theirs = [sp.encode(line, out_type=str) for line in lines]
+    bad = [i for i, (a, b) in enumerate(zip(per_line, theirs)) if list(a) != b]
+    res["bad_lines"] = len(bad)
+    # each differing line (the first few): both segmentations' total score in sentencepiece's own
+    # model (in the order the pieces come, from the line's start), and sentencepiece on each of the
+    # line's words alone (its Viterbi runs over the whole line; ours restarts at every word)
+    their_score = {sp.id_to_piece(i): sp.get_score(i) for i in range(sp.get_piece_size())}
+    detail = []
+    for i in bad[:UNIGRAM_BAD_SHOWN]:
+        words = encode(lines[i], trace).words
+        alone = [p for w in words for p in sp.encode(w[1:], out_type=str)]
+        detail.append({"line": i, "ours": " ".join(per_line[i]), "theirs": " ".join(theirs[i]),
+                       "ours_score": f32_sum(their_score.get(p, 0.0) for p in per_line[i]),
+                       "their_score": f32_sum(their_score.get(p, 0.0) for p in theirs[i]),
+                       "alone_is_ours": alone == list(per_line[i])})
+    res["bad_detail"] = detail
+    flat = [p for ps in per_line for p in ps]
+    del per_line, theirs
+    sp.encode(lines[:100])  # warm-up, untimed
+    times = {"ours": [], "sp_batch": [], "sp_loop": []}
+    for r in range(repeat):
+        log(f"unigram: encoding every line (vocab_size={vocab:,}), repeat {r + 1}/{repeat}")
+        secs, enc = timed(encode, text, trace)
+        times["ours"].append(secs)
+        secs, batch = timed(sp.encode, lines)
+        times["sp_batch"].append(secs)
+        secs, looped = timed(lambda: [sp.encode(line) for line in lines])
+        times["sp_loop"].append(secs)
+    res["enc_times"] = times
+    res["enc_tokens"] = {"ours": len(enc.ids), "sp_batch": sum(map(len, batch)), "sp_loop": sum(map(len, looped))}
+    res["whole_is_lines"] = list(enc.pieces) == flat
+    res["batch_same_as_loop"] = batch == looped
+    del enc, batch, looped, flat, traces, models, trace, sp
+    gc.collect()
+    res["load_enc"] = (load, os.getloadavg()[0])
+
+    # 4. the hf-course flavour on the course's corpus
+    load = os.getloadavg()[0]
+    course = {"ours": []}
+    for r in range(max(repeat, UNIGRAM_COURSE_MIN_REPEAT)):
+        secs, ct = timed(lambda: train_unigram(list(UNIGRAM_COURSE_SENTENCES), UNIGRAM_COURSE_VOCAB,
+                                               flavour="hf-course"))
+        course["ours"].append(secs)
+    course.update(seeds=len(ct[0].pieces), rounds=len(ct) - 1, final=len(ct.final.pieces),
+                  words=len(ct.word_counts), stop=ct.stop_reason,
+                  tokens=encode(UNIGRAM_COURSE_SENTENCES[0].replace("Course", "course"), ct).tokens)
+    res["course"] = course
+    res["load_course"] = (load, os.getloadavg()[0])
+
+    # 5. SubwordTextEncoder
+    load = os.getloadavg()[0]
+    if train_subword_text_encoder is None:
+        res["ste"] = None
+    else:
+        stm, corpus_generator, why = load_tfds_reference()
+        res["ste_ref"] = why
+        rows = []
+        for target in STE_TARGETS:
+            t = {"target": target, "ours": [], "tfds": []}
+            for r in range(repeat):
+                log(f"unigram: SubwordTextEncoder to target_vocab_size={target:,}, repeat {r + 1}/{repeat}")
+                secs, st = timed(train_subword_text_encoder, text, target)
+                t["ours"].append(secs)
+                if stm is not None:
+                    secs, enc = timed(stm.SubwordTextEncoder.build_from_corpus, corpus_generator(text), target)
+                    t["tfds"].append(secs)
+            t.update(size=st.vocab_size, tries=len(st), subwords=len(st.subwords))
+            t["same"] = None if stm is None else list(enc.subwords) == list(st.subwords)
+            t["tfds_size"] = None if stm is None else enc.vocab_size
+            rows.append(t)
+        res["ste"] = rows
+    res["load_ste"] = (load, os.getloadavg()[0])
+    return res
+
+
+def report_unigram(res: dict) -> tuple[list, list, str]:
+    """(Targets rows, console tables, Markdown section) of ``bench_unigram``'s result."""
+    checks = []
+    rep = res["repeat"]
+
+    def runs(xs):
+        return ", ".join(fmt_s(x) for x in xs)
+
+    def ratio(a, b):
+        return "n/a" if a is None or b is None else f"{a / b:.2f}"
+
+    def diff(x):
+        return "n/a" if x is None else f"{x:.1e}"
+
+    def num(x):
+        return "n/a" if x is None else f"{x:,}"
+
+    def agree(c):
+        if c["same_set"]:
+            return "yes"
+        return f"no ({c['only_ours']} only ours, {c['only_theirs']} only theirs)"
+
+    # 1. training, memory
+    rows, rows_cmp, rows_mem = [], [], []
+    for t in res["train"]:
+        mo, ms, m1 = med(t["ours"]), med(t["sp"]), med(t["sp1"])
+        lg = t["sp_log"]
+        rows.append([f"{t['vocab']:,}", fmt_s(mo), runs(t["ours"]), fmt_s(ms), runs(t["sp"]), fmt_s(m1),
+                     runs(t["sp1"]), ratio(mo, ms), ratio(mo, m1)])
+        c, c1 = t["cmp"], t["cmp1"]
+        rows_cmp.append([f"{t['vocab']:,}", f"{t['seeds']:,} / {num(lg.get('seeds'))}",
+                         f"{t['rounds'] - 1} + final / {num(lg.get('rounds'))}",
+                         agree(c), diff(c["max_diff"]), f"{c['moved']:,} ({diff(c['moved_gap'])})",
+                         agree(c1), diff(c1["max_diff"]), "yes" if t["sp_agree"] else "no"])
+        checks.append([f"Unigram (sentencepiece flavour): same final pieces as sentencepiece at {t['vocab']:,}",
+                       "yes", agree(c), verdict(c["same_set"])])
+        ok = c["max_diff"] is not None and c["max_diff"] <= UNIGRAM_SCORE_TOL
+        checks.append([f"Unigram: largest score difference from sentencepiece at {t['vocab']:,}",
+                       f"≤ {UNIGRAM_SCORE_TOL:g}", diff(c["max_diff"]), verdict(ok)])
+        r = t["rss"]
+
+        def grow(x):
+            return "n/a" if x is None else fmt_mib(x["peak"] - x["before"])
+
+        def peak(x):
+            return "n/a" if x is None else fmt_mib(x["peak"])
+
+        go = None if r["ours"] is None else r["ours"]["peak"] - r["ours"]["before"]
+        gs = None if r["sp"] is None else r["sp"]["peak"] - r["sp"]["before"]
+        rows_mem.append([f"{t['vocab']:,}", grow(r["ours"]), grow(r["sp"]), grow(r["sp1"]),
+                         "n/a" if go is None or not gs else f"{go / gs:.1f}",
+                         peak(r["ours"]), peak(r["sp"]), peak(r["sp1"]),
+                         "n/a" if r["ours"] is None or r["sp"] is None else
+                         f"{fmt_mib(r['ours']['imported'])} / {fmt_mib(r['sp']['imported'])}"])
+    t_train = md_table(["vocab_size", "ours median s", "ours runs s", "sentencepiece (as run) median s",
+                        "runs s", "sentencepiece num_threads=1 median s", "runs s", "ours / as run",
+                        "ours / num_threads=1"], rows)
+    t_cmp = md_table(["vocab_size", "seed pieces (ours / sentencepiece's log)",
+                      "rounds (ours / sentencepiece's log)", "same final pieces (as run)",
+                      "largest score difference", "ids placed differently (largest gap)",
+                      "same final pieces (num_threads=1)", "largest score difference (num_threads=1)",
+                      "sentencepiece as run = num_threads=1"], rows_cmp)
+    t_mem = md_table(["vocab_size", "ours RSS growth MiB", "sentencepiece (as run) RSS growth MiB",
+                      "sentencepiece num_threads=1 RSS growth MiB", "ours / as run",
+                      "ours peak RSS MiB", "sentencepiece (as run) peak RSS MiB",
+                      "sentencepiece num_threads=1 peak RSS MiB", "after import MiB (ours / sentencepiece)"],
+                     rows_mem)
+    threads = sorted({t["sp_log"].get("threads") for t in res["train"]} - {None})
+
+    # 2. a round
+    rows_round = []
+    for t in res["rounds"]:
+        tot = [x * 1000 for x in t["total"]]
+        mt, mx = med(tot), max(tot)
+        rows_round.append([f"{t['vocab']:,}", f"{t['rounds']}", f"{len(tot)} ({t['ks']} distinct k)",
+                           f"{med(t['access']) * 1000:.3f}", f"{med(t['cuts']) * 1000:.2f}", f"{mt:.2f}",
+                           f"{mx:.2f}"])
+        checks.append([f"Unigram: a round readable (trace[k], its pieces, losses, removals and "
+                       f"{UNIGRAM_ROUND_WORDS} words' segmentation) at {t['vocab']:,}, median",
+                       f"≤ {TARGETS['unigram_round_ms']:g} ms", f"{mt:.2f} ms (max {mx:.2f})",
+                       verdict(mt <= TARGETS["unigram_round_ms"])])
+    t_round = md_table(["vocab_size", "snapshots in the trace", "samples", "trace[k] + fields, median ms",
+                        f"{UNIGRAM_ROUND_WORDS} segmentations, median ms", "total median ms", "total max ms"],
+                       rows_round)
+
+    # 3. encoding
+    t, n = res["enc_times"], res["enc_tokens"]
+    eo, eb, el = med(t["ours"]), med(t["sp_batch"]), med(t["sp_loop"])
+    t_enc = md_table(
+        ["", "median s", "runs s", "tokens", "ours / this"],
+        [["ours `encode(text, trace)`, one call", fmt_s(eo), runs(t["ours"]), f"{n['ours']:,}", "1.00"],
+         ["sentencepiece `sp.encode(lines)`, batch", fmt_s(eb), runs(t["sp_batch"]), f"{n['sp_batch']:,}",
+          ratio(eo, eb)],
+         ["sentencepiece `[sp.encode(l) for l in lines]`", fmt_s(el), runs(t["sp_loop"]), f"{n['sp_loop']:,}",
+          ratio(eo, el)]])
+    bad = res["bad_lines"]
+    t_bad = ""
+    if bad == 0:
+        same_txt = "yes"
+    else:
+        shown = res["bad_detail"]
+        same_txt = (f"no: {bad:,} of {res['lines']:,} lines differ" +
+                    (f" (the first {len(shown)} below)" if bad > len(shown) else " (below)"))
+        t_bad = "\n\n" + md_table(
+            ["line", "ours", "sentencepiece", "their score of ours", "their score of theirs",
+             "sentencepiece, each word alone = ours"],
+            [[f"{d['line'] + 1:,}", f"`{d['ours']}`".replace("|", "\\|"), f"`{d['theirs']}`".replace("|", "\\|"),
+              f"{d['ours_score']:.6f}", f"{d['their_score']:.6f}", "yes" if d["alone_is_ours"] else "no"]
+             for d in shown]) + "\n\n" + textwrap.fill(
+            "\"their score\": the sum of `sp.get_score` over the pieces, in 32-bit floats from the line's"
+            " start, as sentencepiece's Viterbi adds them; equal sums are a tie that the order of the additions"
+            " decides. \"each word alone\": `sp.encode(word)` for every word of the line, joined, equals our"
+            " pieces (sentencepiece runs Viterbi over the whole line, ours word by word).",
+            width=100, break_on_hyphens=False)
+    # our scores differ from sentencepiece's by up to 1e-4, so two cuts that tie within that may swap
+    near = bad <= len(res["bad_detail"]) and all(
+        abs(d["ours_score"] - d["their_score"]) <= UNIGRAM_SCORE_TOL for d in res["bad_detail"])
+    checks.append(["Unigram encoding: same pieces as sentencepiece on every line, but where two cuts score "
+                   "within 1e-4 (near-ties)", "yes",
+                   "yes" if bad == 0 else f"{bad:,} of {res['lines']:,} lines differ, " +
+                   ("all near-ties" if near else "not all near-ties"), verdict(bad == 0 or near)])
+
+    # 4. the course
+    c = res["course"]
+    t_course = md_table(["corpus", "vocab_size", "median s", "runs s", "seed pieces", "rounds", "final pieces"],
+                        [["the course's four sentences", f"{UNIGRAM_COURSE_VOCAB}", fmt_s(med(c["ours"])),
+                          runs(c["ours"]), f"{c['seeds']}", f"{c['rounds']}", f"{c['final']}"]])
+
+    # 5. SubwordTextEncoder
+    ste = res["ste"]
+    if ste is None:
+        t_ste = ""
+        ste_md = "`bpe_viz.engine.subword_text_encoder` is not in this checkout: not measured.\n"
+    else:
+        rows_ste = []
+        for t in ste:
+            mo, mt = med(t["ours"]), med(t["tfds"])
+            rows_ste.append([f"{t['target']:,}", fmt_s(mo), runs(t["ours"]), fmt_s(mt),
+                             runs(t["tfds"]) if t["tfds"] else "n/a", ratio(mo, mt), f"{t['tries']}",
+                             f"{t['size']:,}", {None: "n/a", True: "yes", False: "no"}[t["same"]]])
+            if t["same"] is not None:
+                checks.append([f"SubwordTextEncoder: same subwords as TFDS's module at {t['target']:,}", "yes",
+                               "yes" if t["same"] else "no", verdict(t["same"])])
+        t_ste = md_table(["target_vocab_size", "ours median s", "ours runs s", "TFDS median s", "TFDS runs s",
+                          "ours / TFDS", "tries (binary search)", "vocab_size reached", "same subwords"], rows_ste)
+        ref = (f"TFDS: `SubwordTextEncoder.build_from_corpus(corpus_generator(text), target)`, tensorflow-datasets"
+               f" {version_of('tensorflow-datasets')}'s own `subword_text_encoder.py` loaded by the tests' "
+               "`tests/tfds_reference.py` (its two files run offline, a stand-in for the few TensorFlow calls), "
+               "pure Python like ours; the text as one item. \"same subwords\": `enc.subwords` equals our "
+               "`trace.subwords`, in order." if res.get("ste_ref") is None else
+               f"TFDS's module not measured: {res['ste_ref']}.")
+        ste_md = textwrap.fill(
+            f"Ours: `train_subword_text_encoder(text, target_vocab_size=T)` on the documentation text, every try"
+            f" of the binary search kept. {ref} Medians of {rep} run(s), ours then TFDS within each repeat.",
+            width=100, break_on_hyphens=False) + "\n\n" + t_ste + "\n"
+
+    loads = ", ".join(f"{name} {a:.2f} → {b:.2f}" for name, (a, b) in
+                      (("training and memory", res["load_train"]), ("rounds", res["load_rounds"]),
+                       ("encoding", res["load_enc"]), ("course", res["load_course"]),
+                       ("SubwordTextEncoder", res["load_ste"])))
+    vocabs = " and ".join(f"{v:,}" for v in UNIGRAM_VOCABS)
+    md = f"""## Unigram LM and SubwordTextEncoder
+
+The Unigram language model, sentencepiece flavour, ours against sentencepiece
+{version_of("sentencepiece")} on the documentation text to vocab_size {vocabs}, both in this process.
+Ours is `train_unigram(text, vocab_size=V, flavour="sentencepiece")`, keeping every round;
+sentencepiece is trained on the same lines (`text.split("\\n")`, {res["lines"]:,} of them) through
+`sentence_iterator` and `model_writer`, with `model_type="unigram"`,
+`normalization_rule_name="identity"`, then loaded with `SentencePieceProcessor(model_proto=...)`,
+inside the timing: once as run (`num_threads` unset: its default, {", ".join(map(str, threads)) or "n/a"}
+threads by its own log, on a machine with {os.cpu_count()} logical CPUs) and once with
+`num_threads=1`, the fair single-core comparison (ours runs on one core). Medians of {rep} run(s),
+ours, sentencepiece as run, then with one thread within each repeat; sentencepiece is native C++, so
+the ratios are reported, not targeted.
+
+### Training
+
+{t_train}
+
+### What was trained
+
+{t_cmp}
+
+* seed pieces: ours `len(trace[0].pieces)` (characters and repeated substrings); sentencepiece's
+  log line "Initialized N seed pieces" (one more training, as run, with `minloglevel=0`, in a fresh
+  process). Rounds: ours `len(trace) - 1`, the pruning rounds (two EM steps and a prune each) plus
+  the final step (unreachable pieces dropped, the vocabulary filled); sentencepiece's log has one
+  `EM sub_iter=0` line per pruning round.
+* same final pieces: the set of our `trace.id_to_token` equals sentencepiece's pieces; largest
+  score difference: of `trace.final.pieces[p]` from `sp.get_score(id)` over every piece both have.
+* ids placed differently: positions where our `trace.id_to_token` differs from sentencepiece's id
+  order (as run), and in brackets the largest score gap, in sentencepiece's own model, between the
+  two pieces at such a position: pieces whose scores are this close trade places when the
+  scores move in the last digits, as they do between sentencepiece's own runs with
+  other thread counts (last column: its id order as run equals its id order with one thread).
+
+### Memory
+
+{t_mem}
+
+Fresh processes, one per figure (`_UNIGRAM_RSS_CHILD` in this benchmark), each importing only its
+competitor (ours `bpe_viz.engine.unigram`, which loads the `bpe_viz` package; `sentencepiece`),
+loading the documentation text and its lines, then training (ours keeping every round, the trace
+alive at the end; sentencepiece to an `io.BytesIO` model, loaded). "RSS growth": the rise of the
+peak resident set (`VmHWM` of `/proc/self/status`) during training; "peak RSS": the whole process's
+peak, interpreter, imports and input included. tracemalloc is not used here: it cannot see
+sentencepiece's native allocations.
+
+### A round, readable
+
+{t_round}
+
+`s = trace[k]`, then `len(s.pieces)`, `len(s.removal_losses)`, `len(s.removed)`, `s.loss`, then
+`s.segmentation[w]` for {UNIGRAM_ROUND_WORDS} words `w` drawn at random from the words the trace
+saw (each a fresh draw), for {UNIGRAM_ROUND_SAMPLES} random rounds k of the traces trained above
+(seed {UNIGRAM_SEED}), with everything a round works out lazily forgotten before each sample
+(every `_`-key of each snapshot's `__dict__`: the segmentation cache, the longest piece, the
+lowest score), so each read is cold. A round stores its pieces, removal losses and removals when
+trained; a word's segmentation is a Viterbi pass over the word at that round.
+
+### Encoding every line (vocab_size {res["enc_vocab"]:,})
+
+{t_enc}
+
+The {res["enc_vocab"]:,}-piece models from the last training repeat. Ours: `bpe_viz.encode(text,
+trace)` on the whole text in one call (no word cache: every word is cut anew each call);
+sentencepiece: its batch call on its own thread pool, and line by line. Same pieces as
+sentencepiece on every line (ours `encode(line, trace).pieces` vs `sp.encode(line, out_type=str)`,
+untimed): {same_txt}. Our one call gives the per-line pieces one after another:
+{"yes" if res["whole_is_lines"] else "NO"}; sentencepiece's batch equals its loop:
+{"yes" if res["batch_same_as_loop"] else "NO"}.{t_bad}
+
+### The course's corpus (hf-course flavour)
+
+{t_course}
+
+`train_unigram(sentences, vocab_size={UNIGRAM_COURSE_VOCAB}, flavour="hf-course")` on the four
+sentences of the Hugging Face course, chapter 6, section 7 (Metaspace words, {c["words"]} distinct),
+{len(c["ours"])} runs; stop reason "{c["stop"]}". "This is the Hugging Face course." is then encoded as
+{" ".join(f"`{x}`" for x in c["tokens"])}.
+
+### SubwordTextEncoder
+
+{ste_md}
+Load average (1 min) before → after: {loads}.
+"""
+    console = [("Unigram training", t_train), ("Unigram: what was trained", t_cmp), ("Unigram memory", t_mem),
+               ("Unigram: a round", t_round), ("Unigram encoding", t_enc), ("Unigram, the course", t_course)]
+    if t_ste:
+        console.append(("SubwordTextEncoder", t_ste))
+    return checks, console, md
+
+
 # -- a bigger corpus, generated -----------------------------------------------------------------
 def make_big_corpus(source: str, seed: int = BIG_SEED, n_types: int = BIG_TYPES,
                     target_bytes: int = BIG_BYTES) -> str:
@@ -1840,6 +2433,8 @@ def main(argv=None) -> int:
     ap.add_argument("--big-repeat", type=int, default=None, help="runs per timing in 'big' (default: --repeat)")
     ap.add_argument("--gpt-repeat", type=int, default=None, help="runs per timing in 'gpt' (default: --repeat)")
     ap.add_argument("--spm-repeat", type=int, default=None, help="runs per timing in 'spm' (default: --repeat)")
+    ap.add_argument("--unigram-repeat", type=int, default=None,
+                    help="runs per timing in 'unigram' (default: --repeat)")
     ap.add_argument("--out", default="docs/benchmarks.md")
     ap.add_argument("--_rss", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -1855,6 +2450,7 @@ def main(argv=None) -> int:
     big_repeat = args.big_repeat or args.repeat
     gpt_repeat = args.gpt_repeat or args.repeat
     spm_repeat = args.spm_repeat or args.repeat
+    unigram_repeat = args.unigram_repeat or args.repeat
 
     command = " ".join(
         ["python benchmarks/bench.py"]
@@ -1863,6 +2459,8 @@ def main(argv=None) -> int:
         + ([f"--repeat {args.repeat}"] if sections != ["rss"] else [])  # rss: one process per figure
         + ([f"--gpt-repeat {gpt_repeat}"] if "gpt" in sections and gpt_repeat != args.repeat else [])
         + ([f"--spm-repeat {spm_repeat}"] if "spm" in sections and spm_repeat != args.repeat else [])
+        + ([f"--unigram-repeat {unigram_repeat}"] if "unigram" in sections and unigram_repeat != args.repeat
+           else [])
         + ([f"--long-repeat {long_repeat}"] if "long" in sections and long_repeat != args.repeat else [])
         + ([f"--big-repeat {big_repeat}"] if "big" in sections and big_repeat != args.repeat else [])
         + ([f"--notebooks {args.notebooks}"] if "main" in sections else [])
@@ -1893,6 +2491,12 @@ def main(argv=None) -> int:
         gc.collect()
     if "spm" in sections:
         ch, co, md = report_spm(bench_spm(text, spm_repeat, log))
+        checks += ch
+        console += co
+        mds.append(md)
+        gc.collect()
+    if "unigram" in sections:
+        ch, co, md = report_unigram(bench_unigram(text, unigram_repeat, log))
         checks += ch
         console += co
         mds.append(md)
@@ -1942,8 +2546,8 @@ def main(argv=None) -> int:
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     uniform = "main" in sections and all(
-        r == args.repeat for sec, r in (("gpt", gpt_repeat), ("spm", spm_repeat), ("long", long_repeat),
-                                        ("big", big_repeat)) if sec in sections)
+        r == args.repeat for sec, r in (("gpt", gpt_repeat), ("spm", spm_repeat), ("unigram", unigram_repeat),
+                                        ("long", long_repeat), ("big", big_repeat)) if sec in sections)
     repeats = (f"Times are medians of {args.repeat} runs" if uniform
                else "Times are medians of repeated runs (each section says how many)")
     corpus_par = textwrap.fill(
@@ -1972,6 +2576,7 @@ Generated by `benchmarks/bench.py`; rerun with `make bench` or:
 | tokenizers | {version_of("tokenizers")} |
 | tiktoken | {version_of("tiktoken")} |
 | sentencepiece | {version_of("sentencepiece")} |
+| tensorflow-datasets | {version_of("tensorflow-datasets")} (its SubwordTextEncoder module alone, run offline) |
 | benchmark run time | {elapsed:.0f} s |
 | load average (1 min) at start / end | {load_start[0]:.2f} / {os.getloadavg()[0]:.2f} (other work on the machine slows every competitor) |
 

@@ -27,16 +27,26 @@ from .engine.symbols import merge_symbols
 from .engine.trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
 from .engine.training import Training
 from .engine.wordpiece import iter_wordpiece, train_wordpiece
+from .engine.unigram import UnigramTrace, train_unigram
+from .engine.subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
+from .engine.quiz import Question, merge_tree, quiz_questions
 from .interop import (from_hf_tokenizer, read_codes, read_merges, replay_codes, to_apply_bpe, to_hf_tokenizer,
                       write_codes, write_merges)
 
-_WIDGETS = ("MergeExplorer", "EncoderExplorer", "CompareExplorer")
+_WIDGETS = ("MergeExplorer", "EncoderExplorer", "CompareExplorer", "QuizExplorer", "UnigramExplorer")
 
 __all__ = [
     "train_bpe",
     "iter_bpe",
     "train_wordpiece",
     "iter_wordpiece",
+    "train_unigram",
+    "UnigramTrace",
+    "train_subword_text_encoder",
+    "SubwordTextEncoderTrace",
+    "quiz_questions",
+    "merge_tree",
+    "Question",
     "encode",
     "encode_word",
     "decode",

@@ -148,3 +148,14 @@ def test_binder_build_then_every_notebook_runs(tmp_path):
         assert all(c.get("execution_count") for c in code), f"{nb_path.name}: some cells did not run"
         errors = [o for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
         assert not errors, f"{nb_path.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
+
+
+def test_fonts_for_korean_and_emoji_are_installed_where_the_notebooks_run():
+    """Binder installs binder/apt.txt (repo2docker: one Debian package a line, # comments);
+    .ci/run installs the same list. Korean and emoji labels need them (see test_fonts.py)."""
+    packages = [line.partition("#")[0].strip() for line in (BINDER / "apt.txt").read_text(encoding="utf-8").splitlines()]
+    packages = [p for p in packages if p]
+    assert {"fonts-noto-cjk", "fonts-noto-color-emoji", "fonts-symbola"} <= set(packages)
+    assert all(re.fullmatch(r"[a-z0-9.+-]+", p) for p in packages), packages
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "binder/apt.txt" in ci and "apt-get update" in ci and "apt-get install -y" in ci

@@ -358,7 +358,11 @@ def test_walkthrough_html_lists_candidates_and_ranks(toy):
     assert "(e, s) rank 1" in first and "(l, o) rank 4" in first
     assert "merge (e, s) rank 1" in first
     assert 'class="bpe-candidate bpe-chosen"' in items[0]
-    assert chip_texts(out.split('class="bpe-walk-final"')[1]) == ["low", "est</w>"]
+    final = out.split('class="bpe-walk-final"')[1].split('class="bpe-walk-trees"')[0]
+    assert chip_texts(final) == ["low", "est</w>"]
+    # then how each final token was built, from the trace's merges (merge 9 made low, 3 est</w>)
+    trees = out.split('class="bpe-walk-trees"')[1]
+    assert "merge 5" in trees and "merge 3" in trees and "merge 9" not in text_of(trees)
     partial = walkthrough_html(w, trace=toy, upto=2)
     assert len(re.findall(r'<li class="bpe-iteration"', partial)) == 2
     assert "iteration 2 of 5" in text_of(partial)

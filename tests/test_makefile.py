@@ -86,3 +86,27 @@ def test_make_present_starts_voila(tmp_path):
     port = free_port()
     start_and_wait(["make", "present", f"PRESENT_ARGS=--no-browser --port={port}"], tmp_path,
                    f"localhost:{port}")
+
+
+@needs_make
+def test_pictures_come_from_their_own_target_and_tests_never_write_into_docs():
+    """``make test`` used to rewrite the tracked docs/stepper.png; now the browser tests take the
+    README's pictures into test-artifacts/ and only ``make pictures`` copies them into docs/."""
+    pictures = dry_run("pictures")
+    assert "test_stepper_screenshot" in pictures and "test_voila_app[01_" in pictures
+    copy = [line for line in pictures.splitlines() if line.startswith("cp ")]
+    assert copy and copy[0].endswith(" docs/") and "stepper.png" in copy[0] and "voila.png" in copy[0]
+    for target in ("test", "check"):
+        assert "docs/" not in dry_run(target), f"make {target} must not write into docs/"
+    header = (ROOT / "Makefile").read_text(encoding="utf-8").split("\n\n", 1)[0]
+    assert "make pictures" in header, "document the target in the Makefile's header"
+    assert "make pictures" in (ROOT / "README.md").read_text(encoding="utf-8")
+    # no test names docs/ as a place to write (a picture, a report)
+    import re
+
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path == Path(__file__).resolve():
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"""(ROOT|DOCS)\s*/\s*["']docs""", text) and "bs.DOCS" not in text, (
+            f"{path.relative_to(ROOT)} writes into docs/: write into test-artifacts/ instead")

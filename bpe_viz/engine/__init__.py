@@ -25,6 +25,9 @@ from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
 from .training import Training
 from .wordpiece import WordPiece, iter_wordpiece, train_wordpiece
 from .sentencepiece import SentencePieceBPE
+from .unigram import UnigramTrace, train_unigram
+from .subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
+from .quiz import Question, merge_tree, quiz_questions
 
 __all__ = [
     "corpora", "BYTE_SYMBOLS", "bytes_to_symbols", "symbols_to_bytes",
@@ -38,4 +41,7 @@ __all__ = [
     "merge_symbols",
     "STOP_REASONS", "Convention", "Merge", "Snapshot", "Trace", "VocabEntry",
     "Training", "WordPiece", "iter_wordpiece", "train_wordpiece", "SentencePieceBPE",
+    "UnigramTrace", "train_unigram",
+    "SubwordTextEncoderTrace", "train_subword_text_encoder",
+    "Question", "merge_tree", "quiz_questions",
 ]

@@ -14,10 +14,12 @@ inside a word and the marker never count as the same symbol; everything public s
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from itertools import chain, compress
 
 from . import ranking
 from .alphabet import BYTE_SET, BYTE_SYMBOLS, symbols_to_bytes
@@ -32,12 +34,16 @@ __all__ = ["Convention", "Merge", "Snapshot", "Trace", "VocabEntry", "STOP_REASO
 # The HTML a snapshot shows in a notebook comes from the view layer, which the engine never
 # imports: bpe_viz.view registers its renderer here when it is imported.
 _HTML_RENDERER = None
+_TRACE_HTML_RENDERER = None
 
 
-def set_html_renderer(fn) -> None:
-    """Set the function ``snapshot -> HTML`` that ``Snapshot._repr_html_`` calls."""
-    global _HTML_RENDERER
+def set_html_renderer(fn, trace_fn=None) -> None:
+    """Set the function ``snapshot -> HTML`` that ``Snapshot._repr_html_`` calls (and
+    ``trace -> HTML`` for ``Trace._repr_html_``: a sentence, not a bare ``<Trace ...>``)."""
+    global _HTML_RENDERER, _TRACE_HTML_RENDERER
     _HTML_RENDERER = fn
+    if trace_fn is not None:
+        _TRACE_HTML_RENDERER = trace_fn
 
 #: Why training stopped, as ``Trace.stop_reason`` says it.
 STOP_REASONS = {
@@ -219,7 +225,7 @@ class Snapshot:
     def pair_counts(self) -> dict[tuple[str, str], int]:
         counts = self._state[1]
         pairs = self.trace._history.pairs
-        table = {pairs[i]: c for i, c in enumerate(counts) if c}
+        table = dict(compress(zip(pairs, counts), counts))  # the pairs that occur (count > 0)
         if self.trace._remap:
             # subtle: a literal "_" and the marker "_" are different symbols inside, but spelled
             # alike here; their pairs add up, as a recount of the shown segmentation would.
@@ -254,9 +260,9 @@ class Snapshot:
         counts = self._state[2]
         show = t._show
         entries = [VocabEntry(show(tok), 0, counts[i]) for i, tok in enumerate(t.base_symbols)]
-        tindex = t._history.token_index
-        for m in t.merges[: self.step]:
-            entries.append(VocabEntry(m.token, m.step, counts[tindex(m._token_internal)]))
+        slots = t._merge_slots()
+        merges = t.merges
+        entries.extend(VocabEntry(merges[j].token, j + 1, counts[slots[j]]) for j in range(self.step))
         return tuple(entries)
 
     def top_pairs(self, n: int = 20) -> list[tuple[tuple[str, str], int]]:
@@ -491,23 +497,37 @@ class Trace(Sequence):
             f"distinct words; stopped: {self.stop_reason}>"
         )
 
+    def _repr_html_(self):
+        return None if _TRACE_HTML_RENDERER is None else _TRACE_HTML_RENDERER(self)
+
     @property
     def stopped_because(self) -> str:
         """Why training stopped, in words."""
         return STOP_REASONS[self.stop_reason]
 
     # -- ties and ranking ------------------------------------------------------------------
+    _FIRST_MET_KEEP = 6  # steps whose whole first-met order a trace keeps (see _first_met)
+
     def _first_met(self, snap: Snapshot, targets=None) -> dict:
         """pair (internal spelling) -> rank of its first occurrence, reading words in corpus
-        order, each left to right (the order a fresh recount meets them). With ``targets``,
-        only those pairs, and the scan stops once all are found."""
+        order, each left to right (the order a fresh recount meets them). With a few
+        ``targets``, at least those pairs: the scan stops once all are found. Only the order of
+        the ranks counts (they are positions among pair occurrences or among distinct pairs)."""
+        cache = self.__dict__.setdefault("_first_met_orders", {})  # step -> every pair's rank
+        full = cache.get(snap.step)
+        if full is not None:
+            return full
+        if targets is None or len(targets) > 16:
+            # every pair at once, kept for the last few steps: ranking a step's pair table, the
+            # ties of its merge and of the next one, or a pick among hundreds of tied pairs all
+            # look here (an explorer asks several times per step). dict.fromkeys keeps each
+            # pair's first occurrence, in order, at C speed.
+            seen = dict.fromkeys(chain.from_iterable(zip(syms, syms[1:]) for syms in snap._state[0]))
+            full = cache[snap.step] = dict(zip(seen, range(len(seen))))
+            while len(cache) > self._FIRST_MET_KEEP:
+                del cache[next(iter(cache))]  # the oldest (about 1 MB each on a real text)
+            return full
         order: dict = {}
-        if targets is None:
-            for syms in snap._state[0]:
-                for p in zip(syms, syms[1:]):
-                    if p not in order:
-                        order[p] = len(order)
-            return order
         left = set(targets)
         n = 0
         for syms in snap._state[0]:
@@ -519,6 +539,15 @@ class Trace(Sequence):
                         return order
                 n += 1
         return order
+
+    def _merge_slots(self) -> list[int]:
+        """Per merge, the slot of its token in the token-count arrays (the same at every step:
+        kept, so that a step's vocabulary is one pass over the counts)."""
+        cached = self.__dict__.setdefault("_merge_slots_cache", [])
+        if len(cached) < len(self.merges):  # merges are only ever appended (iter_bpe)
+            tindex = self._history.token_index
+            cached.extend(tindex(m._token_internal) for m in self.merges[len(cached):])
+        return cached
 
     def _exact(self, snap: Snapshot):
         return self.model.exact(snap._state[2], self._history.token_index)
@@ -539,8 +568,8 @@ class Trace(Sequence):
         """(internal pair, count) of every pair present at the snapshot's step (cached there)."""
         items = snap.__dict__.get("_items")
         if items is None:
-            pairs = self._history.pairs
-            items = [(pairs[i], c) for i, c in enumerate(snap._state[1]) if c]
+            counts = snap._state[1]
+            items = list(compress(zip(self._history.pairs, counts), counts))  # count > 0 only
             allowed = self.__dict__.get("_pair_filter", False)
             if allowed is False:  # one filter per trace: it caches its answers
                 allowed = self.__dict__["_pair_filter"] = self.model.pair_filter(self)
@@ -557,28 +586,74 @@ class Trace(Sequence):
     def _ranked(self, snap: Snapshot):
         return self._rank(snap, self._items(snap))
 
+    def _approx_values(self, snap: Snapshot) -> list:
+        """The cheap rank value (a float score, or the count itself) of every item of
+        :meth:`_items`, in the same order; computed once per snapshot (the top pairs and the
+        ties of the next merge both read it)."""
+        values = snap.__dict__.get("_approx_values")
+        if values is None:
+            approx = self.model.approx(snap._state[2], self._history.token_index)
+            values = snap.__dict__["_approx_values"] = [approx(p, c) for p, c in self._items(snap)]
+        return values
+
     def _top(self, snap: Snapshot, n: int):
         items = self._items(snap)
         if len(items) <= n:
             return self._rank(snap, items)
         # shortlist with the cheap value (a float score, or the count itself), rank exactly
-        approx = self.model.approx(snap._state[2], self._history.token_index)
-        values = sorted((approx(p, c) for p, c in items), reverse=True)
-        cut = values[n - 1]
+        values = self._approx_values(snap)
+        cut = heapq.nlargest(n, values)[-1]
         cut = cut * (1 - 1e-9) if isinstance(cut, float) else cut
-        return self._rank(snap, [(p, c) for p, c in items if approx(p, c) >= cut])[:n]
+        return self._rank(snap, [it for it, v in zip(items, values) if v >= cut])[:n]
 
     def _tied(self, step: int):
         """Pairs other than merge ``step``'s that had its top count (or score) just before it."""
         m = self.merges[step - 1]
+        fast = self._tied_from_after(step, m)
+        if fast is not None:
+            return fast
         before = self[step - 1]
         items = self._items(before)
         value = m.score if self.model.scored else m.count
-        approx = self.model.approx(before._state[2], self._history.token_index)
         exact = self._exact(before)
         near = float(value) * (1 - 1e-9)
-        cands = [(p, c) for p, c in items if approx(p, c) >= near and exact(p, c) == value]
+        cands = [(p, c) for (p, c), v in zip(items, self._approx_values(before)) if v >= near and exact(p, c) == value]
         return tuple(p for p, _ in self._rank(before, cands) if p != m.pair)
+
+    def _tied_from_after(self, step: int, m: Merge):
+        """:meth:`_tied` read off the state *after* the merge, when that state is at hand and the
+        one before is not (a jump of the slider): the counts before are the counts after minus
+        the merge's own deltas, so the state before need not be rebuilt. Only for counts ranked
+        by a rule that needs no positions (not "first pair met") and no pair filter; ``None``
+        otherwise. Example: merge (e, s) with count 9 changes (e, s) by -9 and (s, t) by -9, and
+        a pair (t, </w>) it left alone still counts 9 after it: tied."""
+        after = self._cache.get(step)
+        before = self._cache.get(step - 1)
+        if (after is None or "_state" not in after.__dict__ or (before is not None and "_state" in before.__dict__)
+                or self.model.scored or self.tie_rule.positional or self.model.one_piece_per_string):
+            return None
+        allowed = self.__dict__.get("_pair_filter", False)
+        if allowed is False:
+            allowed = self.__dict__["_pair_filter"] = self.model.pair_filter(self)
+        if allowed is not None:
+            return None
+        h = self._history
+        delta: dict[int, int] = {}
+        a, b = h._d_off[step - 1], h._d_off[step]
+        for i, d in zip(h._d_pid[a:b], h._d_val[a:b]):
+            delta[i] = delta.get(i, 0) + d
+        counts = after._state[1]
+        top = m.count
+        # pair ids whose count before the merge was ``top``, in id order (the order _items keeps)
+        ids = {i for i in compress(range(len(counts)), map(top.__eq__, counts)) if i not in delta}
+        ids.update(i for i, d in delta.items() if (counts[i] if i < len(counts) else 0) - d == top)
+        cands = [(h.pairs[i], top) for i in sorted(ids)]
+        ranked = ranking.rank(cands, {p: top for p, _ in cands}, self.tie_rule, None, self._show, self._to_bytes,
+                              self._hf_id)
+        if self._remap:
+            show = self._show
+            ranked = [((show(x), show(y)), c) for (x, y), c in ranked]
+        return tuple(p for p, _ in ranked if p != m.pair)
 
     @property
     def merged_occurrences(self) -> list[int]:

@@ -417,12 +417,13 @@ class UnigramTrace:
         if self.flavour == "sentencepiece":
             return [(MARK + w, span) for w, span in SentencePieceSpace().split(text)]
         out, pos = [], 0
-        for w in metaspace_words(text):
-            body = w[1:] if w.startswith(MARK) else w
-            start = text.find(body, pos) if body else pos
-            start = pos if start < 0 else start
-            out.append((w, (start, start + len(body))))
-            pos = start + len(body)
+        for line in text.split("\n"):  # each line a sentence, as in training
+            for w in metaspace_words(line):
+                body = w[1:] if w.startswith(MARK) else w
+                start = text.find(body, pos) if body else pos
+                start = pos if start < 0 else start
+                out.append((w, (start, start + len(body))))
+                pos = start + len(body)
         return out
 
     def _encode(self, text: str, k: int | None = None) -> "UnigramEncoding":

@@ -4,8 +4,8 @@ matplotlib Axes (:mod:`.charts`). Nothing here trains, encodes, displays or prin
 """
 
 from ..engine.trace import set_html_renderer
-from .html import snapshot_html
+from .html import snapshot_html, trace_html
 
-set_html_renderer(snapshot_html)
+set_html_renderer(snapshot_html, trace_html)
 
-__all__ = ["snapshot_html"]
+__all__ = ["snapshot_html", "trace_html"]

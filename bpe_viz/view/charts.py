@@ -8,7 +8,10 @@ reuse one Figure and turn it into PNG bytes with :func:`figure_png`.
 Readable on a projector and color-blind safe: colors come from the Okabe–Ito palette, and the
 highlighted things (the next merge, ties, each algorithm's pick) also differ by hatch, marker
 shape or a text label, never by color alone. Token text is drawn with ``parse_math=False`` so
-a ``$`` in a corpus is shown as it is. Output is deterministic (no randomness, no timestamps in
+a ``$`` in a corpus is shown as it is, and with a list of fonts (:func:`font_families`): DejaVu
+for Latin, Greek and Cyrillic, then Noto Sans CJK for Korean, Japanese and Chinese, then Symbola
+for emoji, where installed (``binder/apt.txt``, ``.ci/run``); a glyph no font has draws as a box
+*and* matplotlib's "Glyph ... missing" warning says so. Output is deterministic (no randomness, no timestamps in
 the PNG), so notebooks with stored outputs compare equal.
 
 Example::
@@ -23,12 +26,13 @@ Example::
 from __future__ import annotations
 
 import io
-import warnings
+import logging
 import weakref
 
 from ..engine.trace import Snapshot, Trace
 
 __all__ = [
+    "font_families",
     "plot_pair_counts",
     "pair_labels",
     "bar_notes",
@@ -52,6 +56,67 @@ GREY = "#9A9A9A"  # everything else
 DIFF_BG = "#FBE3C8"  # rows where the two merge sequences differ (with a "≠" mark)
 
 _TEXT = dict(parse_math=False)  # a "$" in a token is a dollar sign, not mathtext
+
+# Fonts tried after matplotlib's own (DejaVu), glyph by glyph (matplotlib >= 3.6 falls back
+# through a family list). Noto Color Emoji is not among them: its glyphs are color bitmaps,
+# which matplotlib does not load (the browser draws them in the HTML views); Symbola has
+# outline emoji matplotlib can draw.
+_FALLBACKS = {
+    "sans-serif": ("Noto Sans CJK JP", "Symbola"),
+    "monospace": ("Noto Sans Mono CJK JP", "Noto Sans CJK JP", "Symbola"),
+}
+_INSTALLED: dict = {}
+
+
+def _regular_face_is_fine(record) -> bool:
+    """A logging filter: a bold label falling back to Symbola (which has no bold face) uses its
+    regular face, as it should; matplotlib would print a warning under the chart for it."""
+    args = record.args if isinstance(record.args, tuple) else ()
+    return not (str(record.msg).startswith("findfont: Failed to find font weight")
+                and len(args) > 1 and any(args[1] in names for names in _FALLBACKS.values()))
+
+
+logging.getLogger("matplotlib.font_manager").addFilter(_regular_face_is_fine)
+
+
+def font_families(generic: str = "sans-serif") -> list[str]:
+    """The fonts a chart's text uses, in order: matplotlib's first installed font for
+    ``generic`` ("sans-serif" or "monospace"), then the installed fallbacks for the scripts it
+    lacks (Hangul, kana, Han; emoji).
+
+    Example::
+
+        >>> font_families("sans-serif")[0], font_families("monospace")[0]
+        ('DejaVu Sans', 'DejaVu Sans Mono')
+    """
+    if generic not in _FALLBACKS:
+        raise ValueError(f"generic must be one of {sorted(_FALLBACKS)}, got {generic!r}")
+    from matplotlib import font_manager, rcParams
+
+    fm = font_manager.fontManager
+    names = _INSTALLED.get(id(fm))
+    if names is None:
+        names = _INSTALLED[id(fm)] = frozenset(f.name for f in fm.ttflist)
+    first = next((f for f in rcParams[f"font.{generic}"] if f in names), None)
+    out = [first] if first else []
+    return out + [f for f in _FALLBACKS[generic] if f in names and f not in out]
+
+
+def _use_fallback_fonts(fig):
+    """Give every text of ``fig`` still on a generic family ("sans-serif", "monospace") its
+    list of fonts (:func:`font_families`), so that Korean, Chinese and emoji labels draw."""
+    from matplotlib.text import Text
+
+    lists = {}
+    for text in fig.findobj(Text):
+        family = text.get_fontfamily()
+        if len(family) == 1 and family[0] in _FALLBACKS:
+            fams = lists.get(family[0])
+            if fams is None:
+                fams = lists[family[0]] = font_families(family[0])
+            if len(fams) > 1:
+                text.set_fontfamily(fams)
+    return fig
 
 
 def _new_axes(figsize):
@@ -89,7 +154,12 @@ def _plain_log(ax, which: str, fmt: str):
 
 
 def _pair_label(pair) -> str:
-    return f"({pair[0]}, {pair[1]})"
+    return f"({_short(pair[0])}, {_short(pair[1])})"
+
+
+def _short(token: str, n: int = 16) -> str:
+    """A token cut for a chart label (a long token would squeeze the bars off the chart)."""
+    return token if len(token) <= n else token[: n - 1] + "…"
 
 
 def _empty(ax, message: str):
@@ -177,6 +247,7 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
         title += f" (training stopped: {trace.stop_reason})"
     ax.set_title(title, **_TEXT)
     ax.spines[["top", "right", "bottom"]].set_visible(False)
+    _use_fallback_fonts(ax.figure)
     return ax
 
 
@@ -221,6 +292,7 @@ def plot_merge_counts(trace, upto: int | None = None, ax=None):
     ax.set_ylabel("count")
     ax.set_xlim(0.5, n + 0.5)
     ax.spines[["top", "right"]].set_visible(False)
+    _use_fallback_fonts(ax.figure)
     return ax
 
 
@@ -320,6 +392,7 @@ def plot_compression(trace, upto: int | None = None, ax=None):
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
     ax.legend(h1 + h2, l1 + l2, loc="lower left", fontsize="small", framealpha=0.9)
+    _use_fallback_fonts(ax.figure)
     return ax
 
 
@@ -406,6 +479,7 @@ def plot_bpe_vs_wordpiece(source, step: int | None = None, ax=None):
     ax.set_ylabel("score = count(ab) / (count(a)·count(b))")
     ax.legend(loc="best", fontsize="small")
     ax.spines[["top", "right"]].set_visible(False)
+    _use_fallback_fonts(ax.figure)
     return ax
 
 
@@ -517,6 +591,7 @@ def plot_merge_sequences(trace_bpe, trace_wp, upto: int | None = None, ax=None, 
                 text += f"  ({other} @{where})" if where is not None else f"  (not in {other})"
             ax.text(x, i, text, va="center", family="monospace", fontweight=weight, **_TEXT)
         ax.text(cols[3], i, "=" if same else "≠", ha="center", va="center", fontweight="bold", **_TEXT)
+    _use_fallback_fonts(ax.figure)
     return ax
 
 
@@ -526,7 +601,9 @@ def plot_merge_sequences(trace_bpe, trace_wp, upto: int | None = None, ax=None, 
 def figure_png(fig, dpi: float | None = None) -> bytes:
     """PNG bytes of a Figure (or of an Axes' figure), for ``widgets.Image(value=...)``.
 
-    Deterministic: the PNG carries no software version or date.
+    Deterministic: the PNG carries no software version or date. Texts get the fallback fonts
+    (:func:`font_families`); a character no installed font has still draws as a box, and
+    matplotlib's "Glyph ... missing from font(s)" warning is let through, to say so.
 
     Example::
 
@@ -543,8 +620,7 @@ def figure_png(fig, dpi: float | None = None) -> bytes:
     buf = io.BytesIO()
     # no font hinting: a third faster to draw (text dominates these small charts, and an explorer
     # redraws one per slider step), and at these sizes it looks as crisp
-    with warnings.catch_warnings(), matplotlib.rc_context({"text.hinting": "no_hinting"}):
-        # a corpus in a script the font lacks: draw boxes rather than fill a notebook with warnings
-        warnings.filterwarnings("ignore", message="Glyph .* missing from")
+    _use_fallback_fonts(fig)
+    with matplotlib.rc_context({"text.hinting": "no_hinting"}):
         fig.savefig(buf, format="png", dpi=dpi if dpi is not None else "figure", metadata={"Software": None})
     return buf.getvalue()

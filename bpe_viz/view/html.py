@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import html
 import hashlib
+import re
 
 from ..engine.alphabet import BYTE_SET, symbols_to_bytes
 import weakref
@@ -53,6 +54,12 @@ __all__ = [
     "walkthrough_html",
     "error_html",
     "message_html",
+    "step_header_html",
+    "stop_note",
+    "trace_html",
+    "short_label",
+    "image_html",
+    "page_html",
 ]
 
 #: Paul Tol's "light" qualitative scheme (https://personal.sron.nl/~pault/#sec:qualitative),
@@ -75,6 +82,26 @@ PALETTE: tuple[str, ...] = (
 )
 
 _BASE_PX = 14  # font size at size=1.0; size=2.0 doubles everything (all other lengths are em)
+
+# Long input is cut, never drawn whole: a pasted text without spaces is a single "word", and
+# 20,000 chips of it made 11 MB of HTML per slider step and a table 178,575 px wide.
+#: Chips shown for one word (a table cell, a walkthrough line); then "… N more".
+MAX_CHIPS = 40
+#: Tokens shown for a sentence (:func:`segments_html`); then "… N more tokens".
+MAX_SENTENCE_TOKENS = 200
+#: Characters of a word label (:func:`short_label`); then "… N more letters".
+MAX_LABEL_CHARS = 40
+#: Characters drawn inside one chip; then "…+N" (the hover title has the token, cut at 120).
+MAX_TOKEN_CHARS = 32
+_MAX_TITLE_LINE = 120
+
+
+def _clip_lines(title: str, n: int = _MAX_TITLE_LINE) -> str:
+    """A hover title with every line cut to ``n`` characters."""
+    return "\n".join(line if len(line) <= n else line[:n] + f"… ({len(line):,} characters)"
+                     for line in title.split("\n"))
+
+
 _MARKER_COLOR = "#555"
 _BORDER = "1px solid #333"
 _UNK_COLOR = "#C00000"
@@ -257,13 +284,22 @@ def token_html(
         title = token
     if convention is not None and convention.byte_level and not unknown:
         title += _byte_title(token)
+    if len(title) > _MAX_TITLE_LINE:
+        title = _clip_lines(title)
     if unknown:
+        shown = token if len(token) <= MAX_TOKEN_CHARS else token[:MAX_TOKEN_CHARS] + "…"
         return (
-            f'<span class="bpe-token bpe-unk" style="{_UNK_STYLE}" title="{_e(title)}">{_e(token)}'
+            f'<span class="bpe-token bpe-unk" style="{_UNK_STYLE}" title="{_e(title)}">{_e(shown)}'
             '<sup class="bpe-unk-label" style="font-size:0.6em;margin-left:0.15em">unk</sup></span>'
         )
     inner = []
+    left = MAX_TOKEN_CHARS  # subtle: a token merged from a pasted 20,000-letter word can be that long
     for text, dim in _marker_parts(token, convention):
+        if left <= 0:
+            break
+        if len(text) > left:
+            text = text[:left]
+        left -= len(text)
         if dim:
             inner.append(
                 f'<span class="bpe-marker" style="color:{_MARKER_COLOR};opacity:0.7;font-size:0.85em">'
@@ -271,6 +307,10 @@ def token_html(
             )
         else:
             inner.append(_e(text))
+    if left <= 0 and len(display_text(token, convention)) > MAX_TOKEN_CHARS:
+        hidden = len(display_text(token, convention)) - MAX_TOKEN_CHARS
+        inner.append(f'<span class="bpe-cut" style="color:{_MARKER_COLOR};font-size:0.8em">'
+                     f"…+{hidden:,}</span>")
     cls = "bpe-token bpe-new" if emphasize else "bpe-token"
     return (
         f'<span class="{cls}" style="{_chip_style(token_color(token), emphasize=emphasize)}" '
@@ -312,10 +352,12 @@ def _token_infos(trace):
     return _TokenInfo(trace) if trace is not None else None
 
 
-def _symbol_chips(symbols, trace, convention, highlight=None) -> str:
+def _symbol_chips(symbols, trace, convention, highlight=None, limit: int | None = None) -> str:
+    """The chips of a word's symbols; past ``limit`` (default :data:`MAX_CHIPS`) "… N more"."""
+    limit = MAX_CHIPS if limit is None else limit
     info = _token_infos(trace)
     out = []
-    for s in symbols:
+    for s in symbols[:limit]:
         if info is not None:
             title, tid = info.describe(s)
             unknown = tid is None and trace is not None
@@ -325,10 +367,48 @@ def _symbol_chips(symbols, trace, convention, highlight=None) -> str:
             token_html(s, convention=convention, title=title, unknown=unknown,
                        emphasize=highlight is not None and s == highlight)
         )
+    if len(symbols) > limit:
+        out.append(_more_html(len(symbols) - limit, "more"))
     return "".join(out)
 
 
 _WORD_STYLE = "display:inline-block;white-space:nowrap;margin:0 0.45em 0.2em 0"
+# a long word's chips may wrap: kept on one line, a 40-chip word is wider than a projector
+_LONG_WORD_STYLE = "display:inline;margin:0 0.45em 0.2em 0"
+_NOWRAP_CHIPS = 12
+_MAX_CANDIDATES = 12  # learned pairs listed per walkthrough iteration
+
+
+def _word_html(symbols, trace, convention, highlight=None) -> str:
+    """One word's chips in a ``bpe-word`` span: kept on one line when short, wrapping when long."""
+    style = _WORD_STYLE if len(symbols) <= _NOWRAP_CHIPS else _LONG_WORD_STYLE
+    return f'<span class="bpe-word" style="{style}">{_symbol_chips(symbols, trace, convention, highlight)}</span>'
+
+
+def _more_html(n: int, what: str) -> str:
+    """The "… N more" note after a cut list (chips, tokens, letters)."""
+    return (f'<span class="bpe-more" style="color:#555;font-style:italic;white-space:nowrap;'
+            f'margin-left:0.2em">… {n:,} {_e(what)}</span>')
+
+
+def short_label(word: str, limit: int | None = None) -> str:
+    """A word label as HTML, cut after ``limit`` characters (default :data:`MAX_LABEL_CHARS`)
+    with "… N more letters": a text without spaces is one word, and a label 20,000 letters long
+    would make a table wider than any screen.
+
+    Example::
+
+        >>> short_label("lowest")
+        'lowest'
+        >>> plain = short_label("a" * 50, limit=3)
+        >>> plain.startswith("aaa<span"), "… 47 more letters" in plain
+        (True, True)
+    """
+    limit = MAX_LABEL_CHARS if limit is None else limit
+    label = word_label(word)
+    if len(label) <= limit:
+        return _e(label)
+    return _e(label[:limit]) + _more_html(len(label) - limit, "more letters")
 
 
 def _is_encoding(obj) -> bool:
@@ -364,29 +444,47 @@ def segments_html(source, trace=None, *, size: float = 1.0, highlight=None) -> s
         trace = getattr(enc, "trace", trace)
         convention = _convention_of(trace)
         info = _token_infos(trace)
-        words: list[list[str]] = []
+        words: list[tuple[list[str], list[int]]] = []  # (chips drawn, [tokens in the word])
         last = None
+        drawn = 0
         for piece, tok, tid, wid, unk, made in zip(
             enc.pieces, enc.tokens, enc.ids, enc.word_ids, enc.unknown, enc.made_at
         ):
             if wid != last:
-                words.append([])
+                words.append(([], [0]))
                 last = wid
+            chips, n = words[-1]
+            n[0] += 1
+            # long text: draw MAX_CHIPS per word and MAX_SENTENCE_TOKENS in all, count the rest
+            if len(chips) >= MAX_CHIPS or drawn >= MAX_SENTENCE_TOKENS:
+                continue
+            drawn += 1
             if unk:
                 title = info.title(piece, tid, None) if info else f"{piece}\nunknown character"
             else:
                 title = info.title(tok, tid, made) if info else f"{tok}\nid {tid}"
-            words[-1].append(
+            chips.append(
                 token_html(piece, convention=convention, title=title, unknown=unk,
                            emphasize=highlight is not None and piece == highlight)
             )
-        inner = "".join(f'<span class="bpe-word" style="{_WORD_STYLE}">{"".join(w)}</span>' for w in words)
+        parts, hidden_words, hidden_tokens = [], 0, 0
+        for chips, (n,) in words:
+            if not chips:
+                hidden_words += 1
+                hidden_tokens += n
+                continue
+            style = _WORD_STYLE if n <= _NOWRAP_CHIPS else _LONG_WORD_STYLE
+            more = _more_html(n - len(chips), "more") if n > len(chips) else ""
+            parts.append(f'<span class="bpe-word" style="{style}">{"".join(chips)}{more}</span>')
+        if hidden_words:
+            parts.append(_more_html(hidden_tokens, f"more tokens in {hidden_words:,} more "
+                                                   f"word{'s' if hidden_words != 1 else ''}"))
+        inner = "".join(parts)
         if not words:
             inner = '<span class="bpe-empty" style="color:#666">(no tokens: the text has no words)</span>'
         return _box(inner, "bpe-segments", size)
     if isinstance(source, Sequence) and all(isinstance(s, str) for s in source):
-        chips = _symbol_chips(source, trace, _convention_of(trace), highlight)
-        return _box(f'<span class="bpe-word" style="{_WORD_STYLE}">{chips}</span>', "bpe-segments", size)
+        return _box(_word_html(source, trace, _convention_of(trace), highlight), "bpe-segments", size)
     raise TypeError(
         "segments_html takes an Encoding (from encode), a tuple of symbols, or text with a trace; "
         f"got {type(source).__name__}"
@@ -419,15 +517,15 @@ def segmentation_html(snapshot, words=None, *, max_words: int = 30, size: float 
     rows = []
     for w in words:
         if w in seg:
-            chips = _symbol_chips(seg[w], trace, convention, highlight)
+            chips = _word_html(seg[w], trace, convention, highlight)
             note = ""
         else:
             chips = segments_html(snapshot.encode(w), highlight=highlight)
             note = ' <span style="color:#666;font-size:0.85em">(not in the corpus: encoded)</span>'
         rows.append(
             f'<div class="bpe-seg-row"><span class="bpe-seg-word" style="display:inline-block;'
-            f'min-width:6em;font-weight:600">{_e(word_label(w))}</span> &rarr; '
-            f'<span class="bpe-word" style="{_WORD_STYLE}">{chips}</span>{note}</div>'
+            f'min-width:6em;font-weight:600">{short_label(w)}</span> &rarr; '
+            f'{chips}{note}</div>'
         )
     return _box("".join(rows), "bpe-segmentation", size)
 
@@ -524,9 +622,9 @@ def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto",
         syms = seg[w]
         changed = highlight is not None and highlight in syms
         rows.append([
-            f'<span style="font-weight:600">{_e(word_label(w))}</span>',
+            f'<span style="font-weight:600">{short_label(w)}</span>',
             f"{counts[w]:,}",
-            _symbol_chips(syms, trace, conv, highlight),
+            _word_html(syms, trace, conv, highlight),
             str(len(syms)),
         ])
         classes.append("bpe-word-row bpe-changed" if changed else "bpe-word-row")
@@ -867,7 +965,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
     greedy = walkthrough.longest_match
     k = walkthrough.num_merges
     head = (
-        f'<div class="bpe-walk-title" style="font-weight:700">Encoding &ldquo;{_e(word_label(walkthrough.word))}&rdquo; '
+        f'<div class="bpe-walk-title" style="font-weight:700">Encoding &ldquo;{short_label(walkthrough.word)}&rdquo; '
         f"with the first {k:,} merge{'s' if k != 1 else ''}</div>"
     )
     rule = getattr(walkthrough, "rule", None) or (
@@ -879,7 +977,7 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
     initial = tuple(getattr(walkthrough, "initial", steps[0].symbols if steps else walkthrough.final))
     parts.append(
         '<div class="bpe-walk-start" style="margin:0.3em 0">start: '
-        + f'<span class="bpe-word" style="{_WORD_STYLE}">{_symbol_chips(initial, trace, conv)}</span></div>'
+        + f'{_word_html(initial, trace, conv)}</div>'
     )
     items = []
     for i, s in enumerate(steps[:upto], 1):
@@ -887,16 +985,17 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
             cands, action = _piece_candidates_html(s, conv)
             label = "tried, longest first"
         else:
-            cands = " ".join(_pair_candidate_html(c, conv, s.pair) for c in s.candidates)
+            cands = " ".join(_pair_candidate_html(c, conv, s.pair) for c in s.candidates[:_MAX_CANDIDATES])
+            if len(s.candidates) > _MAX_CANDIDATES:
+                cands += _more_html(len(s.candidates) - _MAX_CANDIDATES, "more")
             a, b = s.pair
             action = (f"merge ({token_html(a, convention=conv)}, {token_html(b, convention=conv)}) "
                       f'<span class="bpe-rank">rank {_e(s.rank)}</span>')
             label = "pieces neighbours make" if getattr(walkthrough, "rule", None) else "learned pairs present"
-        result = _symbol_chips(s.result, trace, conv)
+        result = _word_html(s.result, trace, conv)
         items.append(
             f'<li class="bpe-iteration" style="margin:0.25em 0"><div>{label}: {cands or "(none)"}</div>'
-            f"<div>{action} &rarr; "
-            f'<span class="bpe-word" style="{_WORD_STYLE}">{result}</span></div></li>'
+            f"<div>{action} &rarr; {result}</div></li>"
         )
     if items:
         parts.append(f'<ol class="bpe-iterations" style="margin:0.2em 0;padding-left:1.6em">{"".join(items)}</ol>')
@@ -908,8 +1007,12 @@ def walkthrough_html(walkthrough, *, trace=None, upto: int | None = None, size: 
             end = "no learned pair applies"
         parts.append(
             f'<div class="bpe-walk-final" style="margin-top:0.3em"><span style="font-weight:700">{end}:</span> '
-            + f'<span class="bpe-word" style="{_WORD_STYLE}">{_symbol_chips(walkthrough.final, trace, conv)}</span></div>'
+            + f'{_word_html(walkthrough.final, trace, conv)}</div>'
         )
+        if trace is not None:
+            from .trees import walkthrough_trees_html  # subtle: here, as trees.py imports this module
+
+            parts.append(walkthrough_trees_html(walkthrough, trace))
     else:
         parts.append(
             f'<div class="bpe-walk-more" style="color:#555;margin-top:0.3em">iteration {upto} of {n} '
@@ -954,3 +1057,149 @@ def message_html(message: str, *, size: float = 1.0) -> str:
     """
     size = _check_size(size)
     return _box(f"{_e(message)}", "bpe-message", size, "color:#333;padding:0.3em 0")
+
+
+def _keep_quotes_whole(escaped: str) -> str:
+    """Escaped text with every quoted part ("</w>", "sennrich2016") kept on one line: a browser
+    may break a line after the "/" inside "</w>"."""
+    return re.sub(r"&quot;.*?&quot;", lambda m: f'<span style="white-space:nowrap">{m.group(0)}</span>', escaped)
+
+
+def stop_note(trace, asked: int | None = None) -> str:
+    """Why training stopped before the merges asked for, as a sentence; ``""`` when it did not
+    stop early (``asked``: the merges asked for, when known).
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> stop_note(train_bpe("low low lower", 100), asked=100)
+        'Training stopped after 3 of the 100 merges asked for: no pair occurs at least min_frequency times (min_frequency 2).'
+        >>> stop_note(train_bpe("low low lower", 2), asked=2)
+        ''
+    """
+    if trace.stop_reason in ("num_merges", "running"):
+        return ""
+    n = len(trace.merges)
+    if asked is not None and asked > n:
+        done = f"{n:,} of the {asked:,} merges asked for"
+    else:
+        done = f"{n:,} merge{'s' if n != 1 else ''}"
+    because = trace.stopped_because
+    if trace.stop_reason == "min_frequency":
+        because += f" (min_frequency {trace.convention.min_frequency})"
+    return f"Training stopped after {done}: {because}."
+
+
+def step_header_html(trace, step: int, *, asked: int | None = None, size: float = 1.0,
+                     compact: bool = False) -> str:
+    """The stepper's header: "Step k of N", the conventions, and why training stopped when it
+    stopped before the ``asked`` merges (on every step: it explains why N is small).
+    ``compact``: the conventions in a smaller font (a projector, where the header would take
+    three lines).
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> out = step_header_html(train_bpe("low low lower", 100), 2, asked=100)
+        >>> "Step 2 of 3" in out, "stopped after 3 of the 100" in out, "white-space:nowrap" in out
+        (True, True, True)
+    """
+    size = _check_size(size)
+    last = len(trace) - 1
+    small = ' style="font-size:0.6em"' if compact else ""
+    inner = (f'<span class="bpe-step" style="font-weight:700">Step {step} of {last}</span> &mdash; '
+             f'<span class="bpe-convention"{small}>{_keep_quotes_whole(_e(trace.convention.describe()))}</span>')
+    note = stop_note(trace, asked)
+    if note:
+        inner += f'<div class="bpe-stop" style="font-weight:600">{_e(note)}</div>'
+    return _box(inner, "bpe-message bpe-header", size, "color:#333;padding:0.3em 0")
+
+
+# -- a step on a slide: standalone pages ------------------------------------------------------
+
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def image_html(png: bytes, *, alt: str, scale: float = 1.0, cls: str = "bpe-chart") -> str:
+    """A PNG inline, as an ``<img>`` with a ``data:`` URI (no file beside it, nothing fetched).
+
+    ``scale`` sets the shown size from the PNG's own pixels (0.5: a chart drawn at twice the
+    resolution, sharp on a projector or a high-density screen); never wider than the page.
+
+    Example::
+
+        >>> from matplotlib.figure import Figure
+        >>> from bpe_viz.view.charts import figure_png
+        >>> fig = Figure(figsize=(2, 1)); _ = fig.add_subplot().plot([1, 2])
+        >>> out = image_html(figure_png(fig, dpi=100), alt="a line", scale=0.5)
+        >>> out.startswith('<img class="bpe-chart" alt="a line" width="100" height="50"'), "data:image/png;base64," in out
+        (True, True)
+    """
+    import base64
+
+    if not isinstance(png, (bytes, bytearray)) or not bytes(png[:8]) == _PNG_MAGIC:
+        raise ValueError(f"png must be the bytes of a PNG image, got {type(png).__name__} {bytes(png[:8])!r}"
+                         if isinstance(png, (bytes, bytearray)) else
+                         f"png must be the bytes of a PNG image, got {type(png).__name__}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 4:
+        raise ValueError(f"scale must be a number between 0 and 4 (1.0: the PNG's own pixels), got {scale!r}")
+    width = int.from_bytes(png[16:20], "big")  # the IHDR chunk: width, then height
+    height = int.from_bytes(png[20:24], "big")
+    data = base64.b64encode(bytes(png)).decode("ascii")
+    return (f'<img class="{_e(cls)}" alt="{_e(alt)}" width="{round(width * scale)}" '
+            f'height="{round(height * scale)}" style="max-width:100%;height:auto;display:block" '
+            f'src="data:image/png;base64,{data}">')
+
+
+def page_html(body: str, *, title: str, note: str = "") -> str:
+    """A whole HTML document around a view (``body``: HTML made by this module): UTF-8, a
+    title, a white page, a small ``note`` at the bottom. Inline styles only, no script, nothing
+    fetched: it opens offline, from a USB stick, and prints like the widget looks.
+
+    Example::
+
+        >>> page = page_html(message_html("Step 5 of 10"), title="Step <5>")
+        >>> page.startswith("<!DOCTYPE html>"), "<title>Step &lt;5&gt;</title>" in page, "<script" in page
+        (True, True, False)
+    """
+    if not isinstance(body, str):
+        raise TypeError(f"body must be an HTML string, got {type(body).__name__}")
+    foot = (f'<footer class="bpe-note" style="margin-top:1.5em;color:#555;font-size:12px;'
+            f'font-family:system-ui,sans-serif">{_e(note)}</footer>') if note else ""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_e(title)}</title>\n</head>\n"
+        '<body style="margin:1.2em 1.5em;background:#FFF;color:#000">\n'
+        f"{body}\n{foot}\n</body>\n</html>\n"
+    )
+
+
+_ALGORITHM_NAMES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
+
+
+def trace_html(trace, *, size: float = 1.0) -> str:
+    """A training run in a sentence: what a notebook (and a Voilà app, which hides the code)
+    shows for a trace instead of ``<Trace bpe: 3 merges on 1 distinct words; ...>``.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> out = trace_html(train_bpe("aaabdaaabac", 10, preset="hf-course"))
+        >>> import re; re.sub("<[^>]+>", "", out).split(". ")[0]
+        'A BPE training run: 3 merges on 1 distinct word'
+    """
+    size = _check_size(size)
+    n, w = len(trace.merges), len(trace.words)
+    algo = _ALGORITHM_NAMES.get(trace.convention.algorithm, trace.convention.algorithm)
+    because = trace.stopped_because
+    if trace.stop_reason == "min_frequency":
+        because += f" (min_frequency {trace.convention.min_frequency})"
+    inner = (
+        f'A {_e(algo)} training run: <span style="font-weight:700">{n:,} merge{"s" if n != 1 else ""}</span> '
+        f'on {w:,} distinct word{"s" if w != 1 else ""}. It stopped because {_e(because)}.'
+        f'<div class="bpe-convention" style="color:#555;font-size:0.85em">'
+        f"{_keep_quotes_whole(_e(trace.convention.describe()))}</div>"
+    )
+    return _box(inner, "bpe-trace", size, "padding:0.3em 0")

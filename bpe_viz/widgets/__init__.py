@@ -4,7 +4,9 @@ the engine's tables (presets, tie rules).
 
 * :class:`MergeExplorer` (:mod:`.merge`) — step through the merges of one training run;
 * :class:`EncoderExplorer` (:mod:`.encoder`) — step through the encoding of one word;
-* :class:`CompareExplorer` (:mod:`.compare`) — BPE and WordPiece side by side.
+* :class:`CompareExplorer` (:mod:`.compare`) — BPE and WordPiece side by side;
+* :class:`QuizExplorer` (:mod:`.quiz`) — predict the next merge, answer by click or key;
+* :class:`UnigramExplorer` (:mod:`.unigram`) — step through the rounds of a Unigram run (pieces removed).
 
 The pattern (ipywidgets' own examples): a container subclass with a ``step`` trait; ``Play`` ↔
 slider by ``widgets.jslink`` (smooth in the browser), slider ↔ ``step`` by ``traitlets.link``
@@ -16,5 +18,7 @@ from .common import MAX_MERGES, PRESET_CHOICES
 from .compare import CompareExplorer
 from .encoder import EncoderExplorer
 from .merge import MergeExplorer
+from .quiz import QuizExplorer
+from .unigram import UnigramExplorer
 
-__all__ = ["MergeExplorer", "EncoderExplorer", "CompareExplorer", "MAX_MERGES", "PRESET_CHOICES"]
+__all__ = ["MergeExplorer", "EncoderExplorer", "CompareExplorer", "QuizExplorer", "UnigramExplorer", "MAX_MERGES", "PRESET_CHOICES"]

@@ -15,8 +15,11 @@ import traitlets
 
 from ..engine import bpe as _bpe, wordpiece as _wordpiece
 from ..view.charts import figure_png, plot_bpe_vs_wordpiece, plot_merge_sequences
+from ..view.svg import bpe_vs_wordpiece_svg, merge_sequences_svg
 from ..view.html import merge_html, message_html, pairs_table_html, segmentation_html
-from .common import _CHART_DPI, PRESET_CHOICES, CorpusPicker, Explorer, check_merges, no_merges_message, options_with
+from .common import (_CHART_DPI, PRESET_CHOICES, PROJECTOR, CorpusPicker, Explorer, MergesBox, check_merges,
+                     no_merges_message, options_with)
+from .warm import Warmer
 
 __all__ = ["CompareExplorer"]
 
@@ -46,6 +49,7 @@ class CompareExplorer(Explorer):
         super().__init__()
         self._hold = True
         self._setup_common(size)
+        self._warmer = Warmer(self._prepare_step)  # prepares the next steps when the kernel is idle
         self.trace_bpe = self.trace_wp = None
         self.max_rows = max_rows
         self.words = words
@@ -61,8 +65,7 @@ class CompareExplorer(Explorer):
         self.num_merges = num_merges
         self.bpe_preset = bpe_preset
         self._picker = CorpusPicker(corpus, given_label="The traces you passed in" if given else None)
-        self._merges_box = widgets.IntText(value=self.num_merges, description="merges",
-                                           layout=widgets.Layout(width="12em"))
+        self._merges_box = MergesBox(self).widget  # text: "2.5" and "abc" get a message
         self._preset_dd = widgets.Dropdown(
             options=options_with([(label, key) for key, (label, _) in PRESET_CHOICES.items()], self.bpe_preset),
             value=self.bpe_preset, description="BPE preset", layout=widgets.Layout(width="32em"),
@@ -70,26 +73,27 @@ class CompareExplorer(Explorer):
         self._train_btn = widgets.Button(description="Train", icon="play")
         self._progress = widgets.IntProgress(value=0, min=0, max=1, description="training",
                                              layout=widgets.Layout(display="none"))
-        traitlets.link((self._merges_box, "value"), (self, "num_merges"))
         traitlets.link((self._preset_dd, "value"), (self, "bpe_preset"))
-        self._slider = widgets.IntSlider(value=0, min=0, max=0, description="step",
-                                         layout=widgets.Layout(width="40em"))
-        self._play = widgets.Play(value=0, min=0, max=0, interval=1200, description="play")
-        widgets.jslink((self._play, "value"), (self._slider, "value"))
-        traitlets.link((self._slider, "value"), (self, "step"))
+        step_row = self._make_step_controls("step", "step", interval=1200)
         self._header = widgets.HTML()
-        self._bpe_view = widgets.HTML(layout=widgets.Layout(width="50%"))
-        self._wp_view = widgets.HTML(layout=widgets.Layout(width="50%"))
-        # shown at its own pixel size: a flex column would stretch it wide and blurry
-        self._chart_view = widgets.Image(format="png", layout=widgets.Layout(align_self="flex-start"))
-        self._view.children = [self._header, widgets.HBox([self._bpe_view, self._wp_view]), self._chart_view]
+        # two columns that share the width (min_width 0: a long row scrolls inside its column
+        # instead of pushing the other one off the screen); on a projector they wrap, one
+        # above the other (see _layout_columns)
+        self._bpe_view = widgets.HTML(layout=widgets.Layout(flex="1 1 0", min_width="0", overflow="auto"))
+        self._wp_view = widgets.HTML(layout=widgets.Layout(flex="1 1 0", min_width="0", overflow="auto"))
+        self._columns = widgets.HBox([self._bpe_view, self._wp_view])
+        # the chart as inline SVG (see _render_chart), never wider than the screen
+        self._chart_view = widgets.HTML(layout=widgets.Layout(align_self="flex-start", max_width="100%"))
+        self._view.children = [self._header, self._columns, self._chart_view]
+        self.observe(lambda _c: self._layout_columns(), "size")
+        self._layout_columns()
         rows = []
         if controls:
-            rows.append(widgets.HBox([self._picker.source, self._preset_dd]))
+            rows.append(widgets.HBox([self._picker.source, self._preset_dd], layout={"flex_flow": "row wrap"}))
             rows.append(self._picker.textarea)
             rows.append(self._picker.upload)
-            rows.append(widgets.HBox([self._merges_box, self._train_btn, self._progress]))
-        rows.append(widgets.HBox([self._play, self._slider, self._size_dd]))
+            rows.append(widgets.HBox([self._merges_box, self._train_btn, self._progress], layout={"flex_flow": "row wrap"}))
+        rows.append(step_row)
         self.children = [*rows, self._error_view, self._view]
 
         self._train_btn.on_click(lambda _b: self.retrain())
@@ -156,8 +160,8 @@ class CompareExplorer(Explorer):
 
             tb = _bpe.train_bpe(corpus, n, callback=tick(0), **PRESET_CHOICES[self.bpe_preset][1])
             tw = _wordpiece.train_wordpiece(corpus, n, callback=tick(n))
-        except Exception as exc:
-            self._show_error(exc)
+        except Exception as exc:  # a learner's input: it stays until fixed
+            self._show_error(exc, blocking=True)
             return
         finally:
             self._progress.layout.display = "none"
@@ -167,10 +171,9 @@ class CompareExplorer(Explorer):
         self._hold = True
         try:
             self.trace_bpe, self.trace_wp = tb, tw
-            last = self._last()
-            self._slider.max = self._play.max = last
-            if self.step > last:
-                self.step = last
+            self._bad_input = None  # trained: whatever was wrong is fixed
+            self._set_stepping(True)
+            self._set_step_max(self._last())  # a new slider when the range changes (the End key)
         finally:
             self._hold = False
         if not tb.merges and not tw.merges:
@@ -181,9 +184,32 @@ class CompareExplorer(Explorer):
     def _html_widgets(self):
         return [self._header, self._bpe_view, self._wp_view]
 
+    _save_stem = "compare-step"
+
+    def _layout_columns(self):
+        # side by side at normal sizes; on a projector one above the other (each at full width)
+        self._columns.layout.flex_flow = "row wrap" if self.size >= PROJECTOR else "row"
+        basis = "100%" if self.size >= PROJECTOR else "0"
+        for view in (self._bpe_view, self._wp_view):
+            view.layout.flex = f"1 1 {basis}"
+
+    def _title(self) -> str:
+        if self.trace_bpe is None:
+            return "CompareExplorer"
+        return f"CompareExplorer, step {self.step} of {self._last()}: BPE and WordPiece side by side"
+
+    def _chart_alt(self) -> str:
+        return f"BPE and WordPiece at step {self.step}: count against score, and the two merge sequences"
+
+    def _static_body(self, chart: str) -> str:
+        cols = "".join(f'<div style="flex:1 1 0;min-width:20em">{v.value}</div>' for v in (self._bpe_view, self._wp_view))
+        body = f'{self._header.value}\n<div style="display:flex;flex-wrap:wrap;gap:1em">{cols}</div>'
+        return body + "\n" + chart if chart else body
+
     def _column(self, trace, title, k, size):
         snap = trace[min(k, len(trace) - 1)]
-        words = self.words if self.words is not None else list(trace.words[: self.max_rows])
+        rows = min(self.max_rows, 4) if size >= PROJECTOR else self.max_rows  # a projector's screen is short
+        words = self.words if self.words is not None else list(trace.words[:rows])
         note = "" if k < len(trace) else message_html(
             f"(stopped after {len(trace) - 1} merges: {trace.stopped_because})", size=size)
         return (
@@ -191,12 +217,12 @@ class CompareExplorer(Explorer):
             + note
             + merge_html(snap.merge, trace=trace, size=size)
             + segmentation_html(snap, words, size=size)
-            + pairs_table_html(snap, self.max_rows, size=size)
+            + pairs_table_html(snap, rows, size=size)
         )
 
     def _render(self):
-        if self._hold or self.trace_bpe is None:
-            return
+        if self._hold or self.trace_bpe is None or self._bad_input is not None:
+            return  # (a bad input shows its message until it is fixed, whatever the slider does)
         try:
             k, size = self.step, self.size
             tb, tw = self.trace_bpe, self.trace_wp
@@ -211,19 +237,62 @@ class CompareExplorer(Explorer):
             self._show_error(exc)
             return
         self._clear_error()
+        self._warmer.after_step([self.step + 1, self.step - 1])  # what an arrow key or Play asks next
+
+    def _prepare_step(self, k: int):
+        """Do the engine's work of step ``k`` ahead for both traces (states, pair ranking, ties,
+        the chart's picks): showing ``k`` later only writes HTML. Called by the
+        :class:`~bpe_viz.widgets.warm.Warmer` when the kernel is idle."""
+        last = self._last()
+        if last is None or not 0 <= k <= last:
+            return
+        for trace in (self.trace_bpe, self.trace_wp):
+            snap = trace[min(k, len(trace) - 1)]
+            snap.top_pairs(self.max_rows)
+            for m in (snap.merge, snap.next_merge):
+                if m is not None:
+                    m.tied
+        if self.show_chart:
+            tb = self.trace_bpe
+            bpe_vs_wordpiece_svg(tb[min(k, len(tb) - 1)], size=self.size)  # its picks are kept
 
     def _render_chart(self, k):
-        if self._fig is None:
-            from matplotlib.figure import Figure
+        """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.svg`): BPE's state with
+        what each algorithm would merge next, and the two merge sequences.
 
-            self._fig = Figure(figsize=(12.0, 4.2))  # no layout engine: it doubles the drawing time
-        fig = self._fig
-        fig.clear()
-        ax1, ax2 = fig.subplots(1, 2, width_ratios=[1, 1.2])
-        fig.subplots_adjust(left=0.07, right=0.99, bottom=0.13, top=0.9, wspace=0.22)
+        Speed (issue 11): matplotlib took 0.3-0.6 s per slider step to draw this chart as a PNG
+        (thousands of pairs on a real text); the SVG takes a few milliseconds beyond what the
+        engine computes. :attr:`chart_png` draws the matplotlib version when asked."""
         tb = self.trace_bpe
-        plot_bpe_vs_wordpiece(tb[min(k, len(tb) - 1)], ax=ax1)
-        ax1.set_title(f"From BPE's state at step {min(k, len(tb) - 1)}: what each would merge next",
-                      parse_math=False)
-        plot_merge_sequences(tb, self.trace_wp, upto=k or None, ax=ax2)
-        self._chart_view.value = figure_png(fig, dpi=_CHART_DPI * self.size)
+        kb = min(k, len(tb) - 1)
+        scatter = bpe_vs_wordpiece_svg(tb[kb], title=f"From BPE's state at step {kb}: what each would merge next",
+                                       size=self.size)
+        sequences = merge_sequences_svg(tb, self.trace_wp, upto=k or None, size=self.size)
+        self._chart_view.value = (
+            f'<div class="bpe-chart-pair" data-bpe-chart-step="{k}" '
+            f'style="display:flex;flex-wrap:wrap;align-items:flex-start;gap:0 1.5em">{scatter}{sequences}</div>')
+
+    def _chart_png(self) -> bytes:
+        """The chart shown now drawn by matplotlib, as PNG bytes (``b""`` when there is none);
+        drawn when asked for, and kept until the step or the size changes."""
+        if not self.show_chart or self.trace_bpe is None or self._error is not None:
+            return b""
+        key = (id(self.trace_bpe), id(self.trace_wp), self.step, self.size)
+        cached = getattr(self, "_png_cache", None)
+        if cached is None or cached[0] != key or cached[2] is not self.trace_bpe or cached[3] is not self.trace_wp:
+            k = self.step
+            if self._fig is None:
+                from matplotlib.figure import Figure
+
+                self._fig = Figure(figsize=(12.0, 4.2))  # no layout engine: it doubles the drawing time
+            fig = self._fig
+            fig.clear()
+            ax1, ax2 = fig.subplots(1, 2, width_ratios=[1, 1.2])
+            fig.subplots_adjust(left=0.07, right=0.99, bottom=0.13, top=0.9, wspace=0.22)
+            tb = self.trace_bpe
+            plot_bpe_vs_wordpiece(tb[min(k, len(tb) - 1)], ax=ax1)
+            ax1.set_title(f"From BPE's state at step {min(k, len(tb) - 1)}: what each would merge next",
+                          parse_math=False)
+            plot_merge_sequences(tb, self.trace_wp, upto=k or None, ax=ax2)
+            self._png_cache = (key, figure_png(fig, dpi=_CHART_DPI * self.size), self.trace_bpe, self.trace_wp)
+        return self._png_cache[1]

@@ -74,20 +74,17 @@ class EncoderExplorer(Explorer):
                                            description="use merges", continuous_update=True,
                                            layout=widgets.Layout(width="36em"),
                                            style={"description_width": "initial"})
-        self._it_slider = widgets.IntSlider(value=0, min=0, max=0, description="iteration",
-                                            layout=widgets.Layout(width="36em"))
-        self._play = widgets.Play(value=0, min=0, max=0, interval=1000, description="play")
-        widgets.jslink((self._play, "value"), (self._it_slider, "value"))
+        # Play, back, the iteration slider, forward, reset, speed (a new slider per range: the End key)
+        step_row = self._make_step_controls("iteration", "iteration", interval=1000, width="36em")
         traitlets.link((self._word_box, "value"), (self, "word"))
         traitlets.link((self._k_slider, "value"), (self, "num_merges"))
-        traitlets.link((self._it_slider, "value"), (self, "iteration"))
         self._walk_view = widgets.HTML()
         self._final_view = widgets.HTML()
         self._view.children = [self._walk_view, self._final_view]
         self.children = [
             widgets.HBox([self._word_box, self._piece_dd, self._size_dd]),
             self._k_slider,
-            widgets.HBox([self._play, self._it_slider]),
+            step_row,
             self._error_view,
             self._view,
         ]
@@ -105,7 +102,7 @@ class EncoderExplorer(Explorer):
     def controls(self) -> dict:
         """The control widgets by name."""
         return {"word": self._word_box, "piece": self._piece_dd, "merges": self._k_slider,
-                "iteration": self._it_slider, "play": self._play, "size": self._size_dd}
+                "iteration": self._slider, "play": self._play, "size": self._size_dd}
 
     @traitlets.validate("num_merges")
     def _valid_k(self, proposal):
@@ -126,6 +123,19 @@ class EncoderExplorer(Explorer):
     def _html_widgets(self):
         return [self._walk_view, self._final_view]
 
+    def _save_name(self) -> str:
+        return f"encoder-{self.word.strip()[:30]}-{self.num_merges}-merges"
+
+    def _title(self) -> str:
+        w = self.walkthrough
+        if w is None:
+            return "EncoderExplorer"
+        title = f"EncoderExplorer: “{w.word}” with the first {self.num_merges:,} merges → " + " ".join(w.final)
+        return title if len(title) <= 160 else title[:159] + "…"
+
+    def _extra_step_widgets(self):
+        return [self._save_btn, self._save_link]  # (the size is in the first row)
+
     def _recompute(self):
         if self._hold:
             return
@@ -144,12 +154,12 @@ class EncoderExplorer(Explorer):
             self.walkthrough = encode_word(word, self.trace, self.num_merges)
         except Exception as exc:
             self.walkthrough = None
-            self._show_error(exc)
+            self._show_error(exc, blocking=True)
             return
         steps = len(self.walkthrough.steps)
         self._hold = True
         try:
-            self._it_slider.max = self._play.max = steps
+            self._set_step_max(steps)
             self.iteration = steps  # show the whole walkthrough; drag back to replay it
         finally:
             self._hold = False

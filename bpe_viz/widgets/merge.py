@@ -21,12 +21,14 @@ import traitlets
 
 from ..engine import bpe as _bpe
 from ..view.charts import figure_png, pair_labels, plot_compression, plot_merge_counts, plot_pair_counts
+from ..view.svg import compression_svg, merge_counts_svg, pair_counts_svg
+from ..view.trees import merge_tree_html, no_tree_html
 from ..view.html import (
     error_html,
     merge_html,
-    message_html,
     pairs_table_html,
     segments_html,
+    step_header_html,
     vocab_table_html,
     words_table_html,
 )
@@ -34,6 +36,8 @@ from .common import (
     _CHART_DPI,
     CHART_CHOICES,
     PRESET_CHOICES,
+    PROJECTOR,
+    MergesBox,
     TIE_CHOICES,
     CorpusPicker,
     Explorer,
@@ -42,8 +46,11 @@ from .common import (
     options_with,
     sample_from,
 )
+from .warm import Warmer
 
 __all__ = ["MergeExplorer"]
+
+_WRAP = dict(flex_flow="row wrap")  # a row of controls wraps on a narrow screen (or a large size)
 
 
 class MergeExplorer(Explorer):
@@ -82,6 +89,7 @@ class MergeExplorer(Explorer):
         self._hold = True
         self._setup_common(size)
         self._fig = None
+        self._warmer = Warmer(self._prepare_step)  # prepares the next steps when the kernel is idle
         if trace is not None:
             conv = trace.convention
             if conv.byte_level:
@@ -102,24 +110,18 @@ class MergeExplorer(Explorer):
             value=self.preset, description="preset", layout=widgets.Layout(width="32em"))
         self._tie_dd = widgets.Dropdown(options=options_with(TIE_CHOICES, self.tie_break), value=self.tie_break,
                                         description="ties", layout=widgets.Layout(width="20em"))
-        self._merges_box = widgets.IntText(value=self.num_merges, description="merges",
-                                           layout=widgets.Layout(width="12em"))
+        self._merges_box = MergesBox(self).widget  # text: "2.5" and "abc" get a message
         self._train_btn = widgets.Button(description="Train", icon="play", tooltip="train again with these settings")
         self._progress = widgets.IntProgress(value=0, min=0, max=1, description="training",
                                              layout=widgets.Layout(display="none"))
         traitlets.link((self._preset_dd, "value"), (self, "preset"))
         traitlets.link((self._tie_dd, "value"), (self, "tie_break"))
-        traitlets.link((self._merges_box, "value"), (self, "num_merges"))
 
-        # -- the slider (read only) --
-        self._slider = widgets.IntSlider(value=0, min=0, max=0, description="step",
-                                         continuous_update=True, layout=widgets.Layout(width="40em"))
-        self._play = widgets.Play(value=0, min=0, max=0, interval=900, description="play")
-        widgets.jslink((self._play, "value"), (self._slider, "value"))
-        traitlets.link((self._slider, "value"), (self, "step"))
+        # -- the step controls (read only): Play, back, slider, forward, reset, speed --
         self._chart_dd = widgets.Dropdown(options=options_with(CHART_CHOICES, self.chart), value=self.chart,
                                           description="chart", layout=widgets.Layout(width="16em"))
         traitlets.link((self._chart_dd, "value"), (self, "chart"))
+        step_row = self._make_step_controls("step", "step", interval=900)
         self._sentence_box = widgets.Text(description="sentence", continuous_update=False,
                                           layout=widgets.Layout(width="40em"))
         traitlets.link((self._sentence_box, "value"), (self, "sentence"))
@@ -129,19 +131,22 @@ class MergeExplorer(Explorer):
         self._merge_view = widgets.HTML()
         self._tables_view = widgets.HTML()
         self._sentence_view = widgets.HTML()
-        # shown at its own pixel size: a flex column would stretch it wide and blurry
-        self._chart_view = widgets.Image(format="png", layout=widgets.Layout(align_self="flex-start"))
+        # the chart as inline SVG (see _render_chart): sharp at any size, never wider than the screen
+        self._chart_view = widgets.HTML(layout=widgets.Layout(align_self="flex-start", max_width="100%"))
         self._view.children = [self._header, self._merge_view, self._sentence_box, self._sentence_view,
                                self._tables_view, self._chart_view]
+        self._setup_tree()
 
         rows = []
         if controls:
-            rows.append(widgets.HBox([self._picker.source, self._preset_dd]))
+            rows.append(widgets.HBox([self._picker.source, self._preset_dd], layout=_WRAP))
             rows.append(self._picker.textarea)
             rows.append(self._picker.upload)
-            rows.append(widgets.HBox([self._tie_dd, self._merges_box, self._train_btn, self._progress]))
-        rows.append(widgets.HBox([self._play, self._slider, self._size_dd, self._chart_dd]))
-        self.children = [*rows, self._error_view, self._view]
+            rows.append(widgets.HBox([self._tie_dd, self._merges_box, self._train_btn, self._progress], layout=_WRAP))
+        self._training_rows = rows
+        self.children = [*rows, step_row, self._error_view, self._view]
+        self.observe(lambda _c: self._arrange(), "size")
+        self._arrange()
 
         # -- wiring: these retrain; step / size / chart / sentence only re-read the trace --
         self._train_btn.on_click(lambda _b: self.retrain())
@@ -225,8 +230,8 @@ class MergeExplorer(Explorer):
                     progress.value = merge.step
 
             trace = _bpe.train_bpe(corpus, n, callback=tick, **kwargs)
-        except Exception as exc:  # a learner's input: show it, never a traceback
-            self._show_error(exc)
+        except Exception as exc:  # a learner's input: show it, never a traceback; it stays until fixed
+            self._show_error(exc, blocking=True)
             return
         finally:
             self._progress.layout.display = "none"
@@ -236,10 +241,9 @@ class MergeExplorer(Explorer):
         self._hold = True
         try:
             self.trace = trace
-            last = len(trace) - 1
-            self._slider.max = self._play.max = max(last, 0)
-            if self.step > last:
-                self.step = last
+            self._bad_input = None  # trained: whatever was wrong is fixed
+            self._set_stepping(True)
+            self._set_step_max(len(trace) - 1)  # a new slider when the range changes (the End key)
             if sample is not None:
                 self.sentence = sample
         finally:
@@ -253,22 +257,62 @@ class MergeExplorer(Explorer):
     def _html_widgets(self):
         return [self._header, self._merge_view, self._sentence_view, self._tables_view]
 
+    def _extra_step_widgets(self):
+        return [self._size_dd, self._chart_dd, self._save_btn, self._save_link]
+
+    def _arrange(self):
+        """On a projector (a 1024×768 screen) the steps come first and the training controls and
+        the sentence box last, so that the merge, the colored sentence and the pair table are
+        on the first screen; otherwise the controls on top, as they are used."""
+        projector = self.size >= PROJECTOR
+        training = list(self._training_rows)
+        if not hasattr(self, "_settings_row"):
+            self._settings_row = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
+        self._settings_row.children = self._extra_step_widgets() if projector else []
+        settings = [self._settings_row]
+        rest = [self._step_row, self._error_view, self._view]
+        self.children = [*rest, *settings, *training] if projector else [*training, *rest]
+        view = [w for w in self._view.children if w is not self._sentence_box]
+        at = view.index(self._chart_view) + 1 if projector else view.index(self._sentence_view)
+        self._view.children = [*view[:at], self._sentence_box, *view[at:]]
+        self._step_row.children = self._step_row_children() + ([] if projector else self._extra_step_widgets())
+
+    _save_stem = "merge-step"
+
+    def _title(self) -> str:
+        if self.trace is None or not self.trace.merges:
+            return "MergeExplorer"
+        k, m = self.step, self.trace[self.step].merge
+        what = "no merge yet" if m is None else f"merge {k}: ({m.pair[0]}, {m.pair[1]}) → {m.token}"
+        return f"MergeExplorer, step {k} of {len(self.trace) - 1}: {what}"
+
+    def _chart_alt(self) -> str:
+        label = dict((v, lab) for lab, v in CHART_CHOICES).get(self.chart, self.chart)
+        return f"chart at step {self.step}: {label}"
+
+    def _static_body(self, chart: str) -> str:
+        body = super()._static_body(chart)
+        tree = getattr(self, "_tree_view", None)  # a merge tree asked for under the view
+        return body + "\n" + tree.value if tree is not None and tree.value else body
+
     def _render(self):
-        if self._hold or self.trace is None or not self.trace.merges:
-            return
+        if self._hold or self.trace is None or not self.trace.merges or self._bad_input is not None:
+            return  # (a bad input shows its message until it is fixed, whatever the slider does)
         try:
             trace, k, size = self.trace, self.step, self.size
             snap = trace[k]
-            self._header.value = message_html(
-                f"Step {k} of {len(trace) - 1} — {trace.convention.describe()}", size=size)
+            self._header.value = step_header_html(trace, k, asked=self.num_merges, size=size,
+                                                  compact=size >= PROJECTOR)
             self._merge_view.value = merge_html(snap.merge, trace=trace, size=size)
-            rows = self.max_rows
+            rows = min(self.max_rows, 4) if size >= PROJECTOR else self.max_rows
+            words = words_table_html(snap, rows, size=size)
+            pairs = pairs_table_html(snap, rows, size=size)
+            vocab = vocab_table_html(snap, rows, order="newest", size=size)
+            if size >= PROJECTOR:
+                # on a projector the pair table (what wins next) comes first, on the first screen
+                words, pairs = pairs, words
             self._tables_view.value = (
-                '<div style="display:flex;flex-wrap:wrap;align-items:flex-start">'
-                + words_table_html(snap, rows, size=size)
-                + pairs_table_html(snap, rows, size=size)
-                + vocab_table_html(snap, rows, order="newest", size=size)
-                + "</div>"
+                '<div style="display:flex;flex-wrap:wrap;align-items:flex-start">' + words + pairs + vocab + "</div>"
             )
             self._render_sentence()
             self._render_chart()
@@ -276,6 +320,24 @@ class MergeExplorer(Explorer):
             self._show_error(exc)
             return
         self._clear_error()
+        self._warmer.after_step([self.step + 1, self.step - 1])  # what an arrow key or Play asks next
+
+    def _prepare_step(self, k: int):
+        """Do the engine's work of step ``k`` ahead (its state, pair ranking, ties, vocabulary,
+        the sentence's encoding): the engine keeps it, so showing ``k`` later only writes HTML.
+        Called by the :class:`~bpe_viz.widgets.warm.Warmer` when the kernel is idle."""
+        trace = self.trace
+        if trace is None or not 0 <= k < len(trace):
+            return
+        snap = trace[k]
+        for n in {self.max_rows, min(self.max_rows, 4), 8}:  # the table's rows (both sizes), the chart's bars
+            snap.top_pairs(n)
+        for m in (snap.merge, snap.next_merge):
+            if m is not None:
+                m.tied
+        snap.vocab
+        snap.segmentation
+        snap.encode(self.sentence)
 
     def _render_sentence(self):
         if self._hold or self.trace is None or not self.trace.merges:
@@ -289,12 +351,44 @@ class MergeExplorer(Explorer):
             self._sentence_view.value = error_html(exc, size=self.size)
 
     def _render_chart(self):
+        """The chart of this step, as inline SVG (:mod:`bpe_viz.view.svg`).
+
+        Speed (issue 11): a slider step used to draw the chart with matplotlib and send a PNG,
+        60-75 ms of the kernel's time per step on a real text, more than the rest of the step;
+        the SVG string takes about 2 ms and the browser draws it. The matplotlib chart is still
+        there: :attr:`chart_png` and ``save("x.png")`` draw it when asked (:meth:`_chart_png`)."""
         if self._hold or self.trace is None or not self.trace.merges:
             return
         if self.chart == "none":
-            self._chart_view.value = b""
+            self._chart_view.value = ""
             self._chart_view.layout.display = "none"
             return
+        k, size = self.step, self.size
+        if self.chart == "pairs":
+            svg = pair_counts_svg(self.trace[k], top=8, size=size)
+        elif self.chart == "merges":
+            svg = merge_counts_svg(self.trace, upto=k, size=size)
+        elif self.chart == "compression":
+            svg = compression_svg(self.trace, upto=k, size=size)
+        else:
+            raise ValueError(f"chart must be one of {[v for _, v in CHART_CHOICES]}, got {self.chart!r}")
+        self._chart_view.value = svg
+        self._chart_view.layout.display = None
+
+    def _chart_png(self) -> bytes:
+        """The chart shown now drawn by matplotlib, as PNG bytes (``b""`` for no chart); drawn
+        when asked for, and kept until the step, the chart or the size changes."""
+        if self.trace is None or not self.trace.merges or self.chart == "none" or self._error is not None:
+            return b""
+        key = (id(self.trace), self.step, self.chart, self.size)
+        cached = getattr(self, "_png_cache", None)
+        if cached is None or cached[0] != key or cached[2] is not self.trace:
+            fig = self._draw_chart_figure()
+            self._png_cache = (key, figure_png(fig, dpi=_CHART_DPI * self.size), self.trace)
+        return self._png_cache[1]
+
+    def _draw_chart_figure(self):
+        """The chart of this step on the explorer's matplotlib Figure (for :meth:`_chart_png`)."""
         fig = self._chart_figure()
         if self._fig_chart == self.chart and len(fig.axes) == 1:
             ax = fig.axes[0]
@@ -322,8 +416,7 @@ class MergeExplorer(Explorer):
             fig.subplots_adjust(left=0.1, right=0.86, top=0.9, bottom=0.15)
         else:
             raise ValueError(f"chart must be one of {[v for _, v in CHART_CHOICES]}, got {self.chart!r}")
-        self._chart_view.value = figure_png(fig, dpi=_CHART_DPI * self.size)
-        self._chart_view.layout.display = None
+        return fig
 
     def _chart_figure(self):
         # one Figure for the explorer's life, no layout engine (constrained layout measures every
@@ -334,6 +427,36 @@ class MergeExplorer(Explorer):
             self._fig = Figure(figsize=(6.4, 3.4))
             self._fig_chart = None
         return self._fig
+
+    # -- on demand: the merge tree of a token ---------------------------------------------------
+    def _setup_tree(self):
+        """A "tree of" box under the view: type a token, see how the merges so far built it."""
+        self._tree_box = widgets.Text(description="tree of", placeholder="a token, e.g. est</w>",
+                                      continuous_update=False, layout=widgets.Layout(width="24em"))
+        self._tree_view = widgets.HTML()
+        self._view.children = [*self._view.children, self._tree_box, self._tree_view]
+        self._tree_box.observe(lambda _c: self._render_tree(), "value")
+        self.observe(lambda _c: self._render_tree(), ["step", "size"])
+        self._tables_view.observe(lambda _c: self._render_tree(), "value")  # after a retrain too
+
+    def _render_tree(self):
+        token = self._tree_box.value.strip()
+        if not token or self.trace is None or not self.trace.merges:
+            self._tree_view.value = ""
+            return
+        try:
+            self._tree_view.value = merge_tree_html(self.trace, token, upto=self.step, size=self.size)
+        except (ValueError, TypeError) as exc:
+            self._tree_view.value = no_tree_html(exc, size=self.size)
+
+    def show_tree(self, token: str):
+        """Show how ``token`` was built by the merges so far (as typing it in the "tree of" box)."""
+        self._tree_box.value = token
+
+    @property
+    def tree_html(self) -> str:
+        """The merge tree shown under the view (``""`` when the "tree of" box is empty)."""
+        return self._tree_view.value
 
 
 def _fit_left_margin(fig, ax, fontsize_pt=10.0):

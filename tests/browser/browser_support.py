@@ -25,7 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
-DOCS = ROOT / "docs"
+#: Where the picture tests put the README's pictures; ``make pictures`` copies them into docs/
+#: (a test never writes into the source tree).
+PICTURES = ARTIFACTS / "pictures"
 
 KERNEL_IDLE = "Python 3 (ipykernel) | Idle"
 
@@ -663,3 +665,59 @@ def drag_handle(page, slider, fraction: float):
     for i in range(1, 11):
         page.mouse.move(h["x"] + h["width"] / 2 + (track["x"] + track["width"] * fraction - h["x"] - h["width"] / 2) * i / 10, y)
     page.mouse.up()
+
+
+# -- the quiz (QuizExplorer) ----------------------------------------------------------------------
+
+
+def quiz_title(out):
+    return out.locator(".bpe-quiz-title")
+
+
+def answer_quiz_by_keys(page, out, questions):
+    """Keyboard only, as a learner without a mouse: focus the "keys" box (as Tab would), then for
+    each question the number of its answer and Enter. Checks each question (merge number, the
+    engine's choices on the buttons), the verdict and the engine's reason, then the final score."""
+    from playwright.sync_api import expect
+
+    n = len(questions)
+    control(out, "text", "keys").locator("input").focus()
+    for i, q in enumerate(questions):
+        expect(quiz_title(out)).to_have_text(f"Question {i + 1} of {n}: which pair does merge {q.step} take?")
+        labels = [f"{j + 1}: ({a}, {b})" for j, (a, b) in enumerate(q.choices)]
+        expect(out.locator(".widget-button:visible", has_text=re.compile(r"^\d: \("))).to_have_text(labels)
+        page.keyboard.press(str(q.answer_number))
+        expect(out.locator(".bpe-quiz-verdict")).to_have_text("Right!")
+        expect(out.locator(".bpe-quiz-reason")).to_have_text(q.reason)
+        page.keyboard.press("Enter")
+    expect(out.locator(".bpe-quiz-score")).to_have_text(f"{n} of {n} right")
+    page.keyboard.press("Enter")  # start again
+    expect(quiz_title(out)).to_have_text(f"Question 1 of {n}: which pair does merge {questions[0].step} take?")
+
+
+def answer_quiz_by_mouse(page, out, questions):
+    """The mouse: click a wrong pair (the quiz says so, marks it and shows the engine's reason),
+    click Next, click the right pair of the next question; the score follows."""
+    from playwright.sync_api import expect
+
+    n = len(questions)
+    q = questions[0]
+    expect(quiz_title(out)).to_contain_text(f"Question 1 of {n}")
+    wrong = next(j for j in range(1, len(q.choices) + 1) if j != q.answer_number)
+    a, b = q.choices[wrong - 1]
+    out.get_by_role("button", name=f"{wrong}: ({a}, {b})", exact=True).click()
+    expect(out.locator(".bpe-quiz-verdict")).to_have_text("Not this one.")
+    expect(out.locator(".bpe-quiz-reason")).to_have_text(q.reason)
+    expect(out.locator("tr.bpe-quiz-picked")).to_have_count(1)
+    expect(out.locator("tr.bpe-chosen td").first).to_have_text(str(q.answer_number))
+    right = out.locator(".widget-button", has_text=re.compile(rf"^{q.answer_number}: \("))
+    expect(right).to_have_class(re.compile(r"mod-success"))
+    expect(out.locator(".widget-button", has_text=re.compile(rf"^{wrong}: \("))).to_have_class(re.compile(r"mod-danger"))
+    out.get_by_role("button", name="Next").click()
+    q2 = questions[1]
+    expect(quiz_title(out)).to_have_text(f"Question 2 of {n}: which pair does merge {q2.step} take?")
+    expect(out.locator(".bpe-quiz-verdict")).to_have_count(0)
+    a, b = q2.answer
+    out.get_by_role("button", name=f"{q2.answer_number}: ({a}, {b})", exact=True).click()
+    expect(out.locator(".bpe-quiz-verdict")).to_have_text("Right!")
+    expect(out.locator(".bpe-message").first).to_contain_text("score 1 of 2")

@@ -240,7 +240,8 @@ def test_play_advances(widgets_nb):
 
 
 def test_stepper_screenshot(widgets_nb):
-    """docs/stepper.png: the MergeExplorer at step 2 of the paper's example, cropped to the widget."""
+    """The README's stepper.png: the MergeExplorer at step 2 of the paper's example, cropped to
+    the widget, written to test-artifacts/browser/pictures/ (``make pictures`` copies it to docs/)."""
     page, outs = widgets_nb
     out = outs["merge"]
     trace = sennrich()
@@ -258,25 +259,26 @@ def test_stepper_screenshot(widgets_nb):
         widget.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         box = widget.bounding_box()
-        bs.DOCS.mkdir(exist_ok=True)
+        bs.PICTURES.mkdir(parents=True, exist_ok=True)
         m = 8  # a small white margin around the widget (not above: the code cell's border)
-        page.screenshot(path=str(bs.DOCS / "stepper.png"), animations="disabled",
+        page.screenshot(path=str(bs.PICTURES / "stepper.png"), animations="disabled",
                         clip={"x": box["x"] - m, "y": box["y"],
                               "width": box["width"] + 2 * m, "height": box["height"] + m})
     finally:
         page.set_viewport_size({"width": 1366, "height": 1000})
-    assert (bs.DOCS / "stepper.png").stat().st_size > 10_000
+    assert (bs.PICTURES / "stepper.png").stat().st_size > 10_000
 
 
-def test_charts_shown_at_their_own_size(widgets_nb):
-    """The charts are PNGs: shown larger than their pixels they blur (the "size" option is the
-    way to get them bigger: it raises their resolution)."""
+def test_charts_drawn_in_the_page(widgets_nb):
+    """The charts are inline SVG drawn from the step's data (view/svg.py), not PNGs: they stay
+    sharp at any size and fit their output."""
     page, outs = widgets_nb
     for name in ("merge", "compare"):
-        img = outs[name].locator("img.widget-image")
-        expect(img).to_be_visible()
-        natural, shown = img.evaluate("i => [i.naturalWidth, i.clientWidth]")
-        assert natural > 0 and shown <= natural * 1.05, f"{name}: a {natural} px wide chart shown {shown} px wide"
+        svg = outs[name].locator("svg").first
+        expect(svg).to_be_visible()
+        width, room = svg.evaluate("s => [s.getBoundingClientRect().width, s.closest('.jp-OutputArea-output')"
+                                   ".getBoundingClientRect().width]")
+        assert 100 < width <= room + 1, f"{name}: a {width} px wide chart in a {room} px wide output"
 
 
 def test_encoder_typing(widgets_nb):

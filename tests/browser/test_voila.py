@@ -1,5 +1,6 @@
 """Voilà in Debian's Chromium: each notebook renders as an app (no code, no error output) and its
-explorers respond to the keyboard and the mouse. docs/voila.png comes from the first notebook.
+explorers respond to the keyboard and the mouse. The README's voila.png comes from the first
+notebook (into test-artifacts/browser/pictures/; ``make pictures`` copies it to docs/).
 """
 
 from __future__ import annotations
@@ -115,6 +116,49 @@ def exercise_encoder(page, out):
             expect(out.locator(".bpe-walk-final .bpe-token").first).to_be_visible()
 
 
+def exercise_quiz(page, out):
+    """A QuizExplorer on the paper's example (the first quiz of notebook 08: ten questions,
+    seed 0): all ten answered with the keyboard only, then a wrong and a right pick by mouse.
+    The questions, answers and reasons come from the engine."""
+    from bpe_viz import corpora, quiz_questions, train_bpe
+
+    trace = train_bpe(corpora.load("sennrich2016"), 10, preset="sennrich2016")
+    questions = quiz_questions(trace, n=10, seed=0)
+    out.scroll_into_view_if_needed()
+    bs.answer_quiz_by_keys(page, out, questions)
+    bs.answer_quiz_by_mouse(page, out, questions)
+
+
+def exercise_unigram(page, out):
+    """A UnigramExplorer: the keyboard moves the round (header, Δloss table title follow); a word
+    typed shows its lattice; two words get a readable message in place of the lattice."""
+    slider = bs.control(out, "slider", "round")
+    handle = slider.locator(".noUi-handle")
+    handle.scroll_into_view_if_needed()
+    last = int(float(handle.get_attribute("aria-valuemax")))
+    assert last >= 1
+    header = out.locator(".bpe-header .bpe-step")
+    handle.focus()
+    page.keyboard.press("Home")
+    expect(header).to_have_text(f"Round 0 of {last}")
+    page.keyboard.press("ArrowRight")
+    expect(header).to_have_text(f"Round 1 of {last}")
+    expect(out.locator(".bpe-removal-table .bpe-table-title")).to_contain_text("Round 1:")
+    page.keyboard.press("End")
+    expect(header).to_have_text(f"Round {last} of {last}")
+    box = bs.control(out, "text", "word").locator("input")
+    box.scroll_into_view_if_needed()
+    for word, ok in (("two words", False), ("ab", True)):
+        box.click()
+        box.press("Control+a")
+        page.keyboard.type(word, delay=10)
+        box.press("Enter")
+        if ok:
+            expect(out.locator(".bpe-lattice-title")).to_contain_text(f"{word}”")
+        else:
+            expect(out.locator(".bpe-error")).to_contain_text("one word")
+
+
 @pytest.mark.skipif(not NOTEBOOK_FILES, reason="no notebooks in notebooks/ yet")
 @pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[p.stem for p in NOTEBOOK_FILES])
 def test_voila_app(nb_path, voila_page):
@@ -131,6 +175,10 @@ def test_voila_app(nb_path, voila_page):
     text = page.locator("#rendered_cells").inner_text()
     shown = [line for line in code_lines(nb_path) if line in text]
     assert not shown, f"source code visible in the Voilà app: {shown[:3]}"
+    # ... so the prose must not point at code, and no bare repr may stand alone
+    assert "<Trace " not in text, "a bare <Trace ...> repr shows in the app: give the trace its sentence"
+    pointing = re.findall(r"[^.\n]*\b(?:(?:a|the|next|this) cell|from code)\b[^.\n]*", text, re.I)
+    assert not pointing, f"the prose points at code the app hides: {pointing[:3]}"
 
     # every cell ran clean and every widget rendered
     assert "There was an error when executing cell" not in text
@@ -152,13 +200,21 @@ def test_voila_app(nb_path, voila_page):
     if encoders:
         exercise_encoder(page, encoders[0])
         exercised.append("EncoderExplorer")
+    quizzes = explorer_outputs(page, has=".bpe-quiz-explorer")
+    if quizzes:
+        exercise_quiz(page, quizzes[0])
+        exercised.append("QuizExplorer")
+    unigrams = explorer_outputs(page, has=".bpe-removal")
+    if unigrams:
+        exercise_unigram(page, unigrams[0])
+        exercised.append("UnigramExplorer")
     if re.search(r"Explorer(\.from_\w+)?\(", "\n".join(code_lines(nb_path, min_len=0))):
         assert exercised, "the notebook makes an explorer, but none was found on the page"
     timing["checks and " + (", ".join(exercised) or "no explorer")] = time.monotonic() - t0 - sum(timing.values())
     (bs.ARTIFACTS / f"voila-{nb_path.stem}.txt").write_text("".join(f"{k}: {s:.1f} s\n" for k, s in timing.items()))
 
     if nb_path == NOTEBOOK_FILES[0] and steppers:
-        # docs/voila.png: the app around its first stepper, at step 2
+        # the README's voila.png: the app around its first stepper, at step 2
         out = steppers[0]
         bs.control(out, "slider", "step").locator(".noUi-handle").focus()
         page.keyboard.press("Home")
@@ -172,5 +228,5 @@ def test_voila_app(nb_path, voila_page):
             (prev || cell).scrollIntoView({block: 'start'});
         }""")
         page.wait_for_timeout(300)
-        bs.DOCS.mkdir(exist_ok=True)
-        page.screenshot(path=str(bs.DOCS / "voila.png"), animations="disabled")
+        bs.PICTURES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(bs.PICTURES / "voila.png"), animations="disabled")

@@ -1,0 +1,76 @@
+"""Idle time in the kernel, used to prepare the steps next to the one shown.
+
+Why (issue 11, a stepper that stays instant): one slider step costs the kernel tens of
+milliseconds on a real text, most of it in the engine (rebuilding the state after k merges,
+ranking its pairs, finding the ties of the merge). When the kernel has nothing to do after
+showing step k, a :class:`Warmer` asks the explorer to prepare k+1 and k-1, the steps that an
+arrow key, a Play tick or the step buttons ask for next; the engine keeps what it computed
+(its snapshot cache), so the next step only writes HTML. A jump (a click on the track) still
+costs a whole step.
+
+How: ``after_step(neighbours)`` schedules one step's preparation at a time on the kernel's
+event loop (``asyncio``), a short moment after the step was sent; a new message from the
+browser never waits for more than one step's preparation. Outside a running kernel (a script,
+a test, ``nbconvert``) there is no event loop to use and it does nothing, so what an explorer
+shows never depends on it: warming only fills caches.
+
+Example (no event loop here, so nothing is scheduled)::
+
+    >>> w = Warmer(lambda k: None)
+    >>> w.after_step([3, 1])
+    False
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+__all__ = ["Warmer"]
+
+
+class Warmer:
+    """Prepares steps in the kernel's idle time: ``prepare(k)`` for each k given to
+    :meth:`after_step`, one per turn of the event loop, until the next :meth:`after_step`."""
+
+    #: seconds between sending a step and starting to prepare the next ones (the browser's
+    #: reply to the step, if any, comes first)
+    DELAY = 0.03
+
+    def __init__(self, prepare):
+        self._prepare = prepare
+        self._todo: list = []
+        self._handle = None
+        self._loop = None
+        self.prepared = 0  # how many steps were prepared (for tests and curiosity)
+
+    def after_step(self, neighbours) -> bool:
+        """Forget what was left to prepare; prepare ``neighbours`` (in order) when idle.
+        Returns whether anything was scheduled (only inside a running event loop)."""
+        self.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        self._loop, self._todo = loop, list(neighbours)
+        self._handle = loop.call_later(self.DELAY, self._next)
+        return True
+
+    def cancel(self):
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle = None
+        self._todo = []
+
+    def _next(self):
+        self._handle = None
+        if not self._todo:
+            return
+        k = self._todo.pop(0)
+        try:
+            self._prepare(k)
+            self.prepared += 1
+        except Exception:  # only a help: the real step reports any error in the view
+            self._todo = []
+            return
+        if self._todo:
+            self._handle = self._loop.call_later(0, self._next)  # let waiting messages go first
