@@ -521,41 +521,20 @@ class UnigramTrace:
 
 
 def _course_cut(word, neg, maxlen, start, exclude=None, table=None):
-    """The course's ``encode_word``: scores are ``-log p``, the lowest sum wins, the first found
-    among equals is kept. Returns (pieces, score, tied)."""
-    n = len(word)
-    best = [None] * (n + 1)
-    back = [0] * (n + 1)
-    tie = [False] * (n + 1)
-    best[0] = start
+    """The course's ``encode_word``: scores are ``-log p`` and the lowest sum wins, the first found
+    among equals kept. That is :func:`_best_cut` on the negated scores (IEEE negation is exact,
+    so every sum and comparison is the course's). Returns (pieces, score, tied)."""
     get = neg.get
-    for s in range(n):
-        base = best[s]
-        if base is None:
-            continue
-        for e in range(s + 1, min(n, s + maxlen) + 1):
-            p = word[s:e]
-            sc = get(p)
-            if sc is None or p == exclude:
-                continue
-            cand = sc + base
-            cur = best[e]
-            if cur is None or cur > cand:
-                best[e], back[e], tie[e] = cand, s, False
-            elif cur == cand:
-                tie[e] = True
+
+    def score_of(p):
+        sc = get(p)
+        return None if sc is None else -sc
+
+    inner = [] if table is not None else None
+    pieces, score, tied = _best_cut(word, score_of, maxlen, -start, exclude=exclude, table=inner)
     if table is not None:
-        table.extend(zip(best[1:], back[1:], tie[1:]))
-    if best[n] is None:
-        return None, None, False
-    pieces, e, tied = [], n, False
-    while e > 0:
-        s = back[e]
-        tied = tied or tie[e]
-        pieces.append(word[s:e])
-        e = s
-    pieces.reverse()
-    return tuple(pieces), best[n], tied
+        table.extend((None if b is None else -b, back, tie) for b, back, tie in inner)
+    return pieces, (None if score is None else -score), tied
 
 
 def _sp_encode_word(word, scores, maxlen, unk):
