@@ -4,6 +4,8 @@
 #   make lab     JupyterLab on notebooks/ (LAB_ARGS="--port 8899 --no-browser" to pass options)
 #   make present the first notebook as a Voilà app, no code (PRESENT=notebooks/ for all of them)
 #   make bench   the benchmark; writes docs/benchmarks.md
+#   make bench-browser  the step latency in JupyterLab in Chromium (tests/browser/test_latency.py);
+#                writes docs/browser-latency.md and .json (docs/benchmarks.md shows them)
 #   make pictures  the README's pictures (docs/stepper.png, docs/voila.png), taken in Chromium
 #                from the current code (the tests take them into test-artifacts/, never into docs/)
 #   make clean   remove the venv and caches
@@ -18,7 +20,7 @@ PIP    := $(PY) -m pip --disable-pip-version-check -qq
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 NBVAL := --nbval --nbval-current-env notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: venv test check lab present bench pictures clean
+.PHONY: venv test check lab present bench bench-browser pictures clean
 
 venv: $(STAMP)
 
@@ -59,6 +61,9 @@ present: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench.py
+
+bench-browser: $(STAMP)
+	$(PY) benchmarks/browser_latency.py
 
 PICTURES := test-artifacts/browser/pictures
 PICTURE_TESTS := tests/browser/test_lab.py::test_stepper_screenshot \

@@ -2386,8 +2386,10 @@ What one move of the training stepper's slider (or one tick of Play) costs: a fr
 `MergeExplorer.from_trace(trace, sentence="{SLIDER_SENTENCE}")` (built in
 {slider["construct_s"]:.2f} s), matplotlib's Agg backend, then `ex.step = k` timed: it renders the
 merge, the words / pairs / vocabulary tables, the colored sentence (`encode` with the first k
-merges) and the chart to PNG, all in Python (the browser's share, drawing the widgets, is not in
-it). "random": {SLIDER_SAMPLES} seeded random k (a jump of the slider); "consecutive (Play)":
+merges) and the chart (inline SVG; matplotlib draws a PNG only when `chart_png` or `save` asks),
+all in Python (the browser's share, drawing the widgets, is not in it; nor is the idle-time
+preparation of the next steps, which needs a running kernel: see "Step latency in a real
+browser" for what a learner waits in JupyterLab). "random": {SLIDER_SAMPLES} seeded random k (a jump of the slider); "consecutive (Play)":
 {SLIDER_SAMPLES} k in a row, as Play moves. After one untimed step (first-draw costs are paid once
 a session), with `ex.error is None` checked after every step. The target is for the default
 chart; the other rows ({SLIDER_OTHER_SAMPLES} random k each) are for comparison: "none" shows what
@@ -2408,6 +2410,61 @@ notebook's row; "kernel CPU s" is the kernel process's own CPU time (user + syst
 (load average (1 min) {notebooks["load"][0]:.2f} before this section, {notebooks["load"][1]:.2f} after).
 """
     return checks, console, md
+
+
+BROWSER_LATENCY = ROOT / "docs" / "browser-latency.json"
+BROWSER_WAYS = ("arrows", "click", "jump", "drag", "play")
+
+
+def report_browser_latency() -> tuple[list, str]:
+    """The step latency in a real browser: (Targets rows, Markdown section), read from
+    ``docs/browser-latency.json``, which ``benchmarks/browser_latency.py`` writes from the browser
+    test (``make bench-browser``). This benchmark starts no browser; it keeps the figures last
+    measured, with their date, so that a ``make bench`` never drops them."""
+    title = "## Step latency in a real browser\n\n"
+    if not BROWSER_LATENCY.exists():
+        return ([["explorer step in a real browser, every way of moving, median", "≤ 100 ms", "not measured", "n/a"]],
+                title + "Not measured yet: `make bench-browser` runs `tests/browser/test_latency.py` "
+                "(JupyterLab in headless Chromium) and writes `docs/browser-latency.md`.\n")
+    data = json.loads(BROWSER_LATENCY.read_text())
+    before = (data.get("before") or {}).get("explorers", {})
+    checks, rows = [], []
+    for explorer, sizes in data["explorers"].items():
+        for size, ways in sizes.items():
+            got = [(w, ways[w]) for w in BROWSER_WAYS if ways.get(w)]
+            for w, r in got:
+                then = (before.get(explorer) or {}).get(size) or {}
+                # (before the step pane, a jump and a click after a rest cost the same: "click")
+                was = then.get(w) or (then.get("click") if w == "jump" else None) or {}
+                rows.append([explorer, size, w, f"{r['median']:.0f}", f"{r['p90']:.0f}",
+                             "–" if r.get("floor") is None else f"{r['floor']:.0f}",
+                             "–" if r.get("allowed") is None else f"{r['allowed']:.0f}",
+                             {True: "PASS", False: "FAIL"}.get(r.get("pass"), ""),
+                             "–" if was.get("median") is None else f"{was['median']:.0f}"])
+            # the four ways of the target; a jump (a click with no rest before it) on a row of its own
+            for ways_, what in ((("arrows", "click", "drag", "play"), "arrows, click after a rest, drag, Play"),
+                                (("jump",), "a click with no rest before it (a jump)")):
+                judged = [(w, r) for w, r in got if w in ways_ and r.get("pass") is not None]
+                if judged:
+                    checks.append([f"step in a real browser, {explorer}, {size} size: {what}, median",
+                                   "≤ 100 ms (+ the floor's slowdown)",
+                                   ", ".join(f"{w} {r['median']:.0f}" for w, r in judged) + " ms",
+                                   verdict(all(r.get("pass") for _w, r in judged))])
+    table = md_table(["explorer", "size", "way of moving", "median ms", "p90 ms", "floor ms", "allowed ms", "",
+                      "before ms"], rows)
+    m = data["machine"]
+    when = (f" The \"before\" column: the same test on the version before issue 11 (PNG charts drawn by "
+            f"matplotlib on every step), {data['before']['date']}." if before else "")
+    text = textwrap.fill(
+        f"From the browser test `tests/browser/test_latency.py` (JupyterLab in headless Chromium, the "
+        f"10,000-merge documentation trace), measured {data['date']} on {m['cpus']} CPUs with a load average of "
+        f"{m['load_start']:.2f} / {m.get('load_end', 0):.2f} at start / end; not rerun by this benchmark "
+        f"(`make bench-browser` does). Each figure is the median time from the input (a key, a click, the end "
+        f"of a drag, a Play tick) until the page painted the new step with its chart. The floor is a bare "
+        f"ipywidgets slider in the same page; \"allowed\" is 100 ms plus the floor's slowdown over a quiet "
+        f"machine.{when} How it is measured, and where the time goes: [{data['report']}]({data['report']}).",
+        width=96, break_on_hyphens=False)
+    return checks, f"{title}{table}\n\n{text}\n"
 
 
 def parse_sections(value: str) -> list[str]:
@@ -2537,6 +2594,9 @@ def main(argv=None) -> int:
                 mds.append(md)
 
     elapsed = time.perf_counter() - started
+    ch, md = report_browser_latency()  # measured by the browser test, kept in docs/browser-latency.json
+    checks += ch
+    mds.append(md)
     t_checks = md_table(["target", "wanted", "measured", ""], checks)
 
     print()

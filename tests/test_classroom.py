@@ -307,7 +307,9 @@ def test_projector_layout_puts_what_the_class_watches_first():
     kids = list(ex.children)
     assert kids.index(ex._step_row) < kids.index(ex._view) < kids.index(training[0])
     view = list(ex._view.children)
-    assert view.index(ex._sentence_view) < view.index(ex._tables_view) < view.index(ex._sentence_box)
+    assert view.index(ex._pane) < view.index(ex._sentence_box)  # the step's parts first, in this order:
+    step = ex._pane.html
+    assert step.index(ex._sentence_view.value) < step.index(ex._tables_view.value) < step.index(ex._chart_view.value)
     tables = ex._tables_view.value
     assert tables.index("Pairs at step 2") < tables.index("Words at step 2")
     assert tables.count('class="bpe-pair-row') == 4
@@ -322,10 +324,12 @@ def test_projector_layout_puts_what_the_class_watches_first():
 
 def test_compare_explorer_columns_wrap_on_a_projector():
     ex = CompareExplorer("hf-course", 6)
-    assert ex._columns.layout.flex_flow == "row"
+    assert 'class="bpe-columns" style="display:flex;flex-flow:row"' in ex._pane.html
     ex.size = PROJECTOR
-    assert ex._columns.layout.flex_flow == "row wrap" and ex._bpe_view.layout.flex == "1 1 100%"
-    assert ex._chart_view.layout.max_width == "100%"  # never wider than the screen
+    step = ex._pane.html
+    assert 'class="bpe-columns" style="display:flex;flex-flow:row wrap"' in step
+    assert step.count('<div class="bpe-column" style="flex:1 1 100%;') == 2
+    assert '<div style="max-width:100%;overflow-x:auto"><div class="bpe-chart-pair"' in step  # never wider than the screen
 
 
 # -- the stored notebooks, read without a kernel (GitHub) or as a Voilà app ----------------------

@@ -265,6 +265,33 @@ class Snapshot:
         entries.extend(VocabEntry(merges[j].token, j + 1, counts[slots[j]]) for j in range(self.step))
         return tuple(entries)
 
+    def newest_vocab(self, n: int) -> tuple[VocabEntry, ...]:
+        """The last ``n`` entries of :attr:`vocab`, newest first, without making the others
+        (a stepper shows the newest few of thousands on every step).
+
+        Example::
+
+            >>> from bpe_viz import train_bpe
+            >>> snap = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)[3]
+            >>> snap.newest_vocab(2) == tuple(reversed(snap.vocab))[:2]
+            True
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"n must be an int >= 0, got {n!r}")
+        if "vocab" in self.__dict__:
+            return tuple(reversed(self.vocab))[:n]
+        t = self.trace
+        counts = self._state[2]
+        slots = t._merge_slots()
+        merges = t.merges
+        newest = range(self.step - 1, max(self.step - n, 0) - 1, -1)  # merge indexes, newest first
+        out = [VocabEntry(merges[j].token, j + 1, counts[slots[j]]) for j in newest]
+        if len(out) < n:  # then the initial symbols, last first
+            base, show = t.base_symbols, t._show
+            rest = range(len(base) - 1, max(len(base) - (n - len(out)), 0) - 1, -1)
+            out += [VocabEntry(show(base[i]), 0, counts[i]) for i in rest]
+        return tuple(out)
+
     def top_pairs(self, n: int = 20) -> list[tuple[tuple[str, str], int]]:
         """The first ``n`` entries of :attr:`ranked_pairs`, without ranking every pair."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
@@ -299,7 +326,11 @@ class Snapshot:
     @property
     def num_pairs(self) -> int:
         """How many distinct pairs occur at this step (as :attr:`ranked_pairs` counts them)."""
-        return len(self.trace._items(self))
+        t = self.trace
+        if "_items" not in self.__dict__ and t._plain_counts():
+            counts = self._state[1]
+            return len(counts) - counts.count(0)  # no list of pairs needed
+        return len(t._items(self))
 
     def scores(self) -> dict[tuple[str, str], Fraction]:
         """WordPiece score of every pair at this step: count(ab) / (count(a) * count(b))."""
@@ -564,6 +595,18 @@ class Trace(Sequence):
             ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
         return ranked
 
+    def _plain_counts(self) -> bool:
+        """Whether the pairs are ranked by their count alone, every pair that occurs a candidate
+        (no model filter): then the top pairs and their number are read off the counts array."""
+        plain = self.__dict__.get("_plain")
+        if plain is None:
+            allowed = self.__dict__.get("_pair_filter", False)
+            if allowed is False:
+                allowed = self.__dict__["_pair_filter"] = self.model.pair_filter(self)
+            plain = self.__dict__["_plain"] = (allowed is None and not self.model.scored
+                                               and not self.model.one_piece_per_string)
+        return plain
+
     def _items(self, snap: Snapshot):
         """(internal pair, count) of every pair present at the snapshot's step (cached there)."""
         items = snap.__dict__.get("_items")
@@ -597,6 +640,15 @@ class Trace(Sequence):
         return values
 
     def _top(self, snap: Snapshot, n: int):
+        if "_items" not in snap.__dict__ and n and self._plain_counts():
+            # the n-th largest count, then every pair with at least that count, ranked: no list
+            # of every (pair, count) is made (a slider step on a real text does this once)
+            counts = snap._state[1]
+            if len(counts) - counts.count(0) > n:
+                cut = heapq.nlargest(n, counts)[-1]
+                pairs = self._history.pairs
+                shortlist = [(pairs[i], counts[i]) for i in compress(range(len(counts)), map(cut.__le__, counts))]
+                return self._rank(snap, shortlist)[:n]
         items = self._items(snap)
         if len(items) <= n:
             return self._rank(snap, items)
@@ -613,6 +665,11 @@ class Trace(Sequence):
         if fast is not None:
             return fast
         before = self[step - 1]
+        if "_items" not in before.__dict__ and self._plain_counts():
+            # the pairs with the merge's count, read off the counts array (no list of every pair)
+            counts, pairs, top = before._state[1], self._history.pairs, m.count
+            cands = [(pairs[i], top) for i in compress(range(len(counts)), map(top.__eq__, counts))]
+            return tuple(p for p, _ in self._rank(before, cands) if p != m.pair)
         items = self._items(before)
         value = m.score if self.model.scored else m.count
         exact = self._exact(before)

@@ -179,6 +179,21 @@ def bar_notes(ax) -> list[str]:
     return [t.get_text() for t in ax.texts if t.get_gid() == "bpe-note"]
 
 
+def pair_notes(values, keys, chosen, scored: bool) -> list[str]:
+    """The note beside each bar of a pair chart: its count (or score), "← next merge" on the pair
+    chosen, "tie" on the others that share the top key (the PNG and the SVG chart say the same)."""
+    n_top = sum(1 for k in keys if k == keys[0])
+    notes = []
+    for i, v in enumerate(values):
+        note = f"{v:.3g}" if scored else f"{v:,}"
+        if i == chosen:
+            note += "  ← next merge"
+        elif n_top > 1 and keys[i] == keys[0]:
+            note += "  tie"
+        notes.append(note)
+    return notes
+
+
 def plot_pair_counts(snapshot, top: int = 20, ax=None):
     """Bar chart of the ``top`` best pairs at a step; the next merge highlighted, ties hatched.
 
@@ -217,12 +232,7 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
             bar.set_facecolor(ORANGE)
             bar.set_hatch("//")
     vmax = max(values)
-    for i, v in enumerate(values):
-        note = f"{v:.3g}" if scored else f"{v:,}"
-        if i == chosen:
-            note += "  ← next merge"
-        elif n_top > 1 and keys[i] == keys[0]:
-            note += "  tie"
+    for i, (v, note) in enumerate(zip(values, pair_notes(values, keys, chosen, scored))):
         ax.text(v + vmax * 0.01, i, note, va="center", fontsize="small", gid="bpe-note", **_TEXT)
     # pair names as plain texts beside the bars, not tick labels: matplotlib rebuilds tick
     # objects on every redraw, which would cost a slider step more than the whole rest

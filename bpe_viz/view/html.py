@@ -741,18 +741,18 @@ def vocab_table_html(snapshot, max_rows: int | None = 20, *, order: str = "id", 
         raise ValueError(f"order must be 'id' or 'newest', got {order!r}")
     trace = snapshot.trace
     conv = trace.convention
-    vocab = snapshot.vocab
-    n = len(vocab)
-    if order == "newest":
-        indices = range(n - 1, -1, -1)
+    if order == "newest" and max_rows is not None:
+        # the newest few only: a stepper shows 8 of thousands on every step (speed, issue 11)
+        n = len(trace.base_symbols) + snapshot.step  # len(snapshot.vocab), without making it
+        entries = snapshot.newest_vocab(max_rows)
     else:
-        indices = range(n)
-    if max_rows is not None:
-        indices = indices[:max_rows]
+        vocab = snapshot.vocab
+        n = len(vocab)
+        indices = range(n - 1, -1, -1) if order == "newest" else range(n)
+        entries = [vocab[i] for i in (indices if max_rows is None else indices[:max_rows])]
     info = _token_infos(trace)
     rows, classes, styles = [], [], []
-    for i in indices:
-        e = vocab[i]
+    for e in entries:
         tid = trace.token_to_id(e.token, made_at=e.made_at)
         new = e.made_at == snapshot.step and e.made_at > 0
         title = info.title(e.token, tid, e.made_at)

@@ -33,7 +33,7 @@ import unicodedata
 import weakref
 
 from ..engine.trace import Snapshot, Trace
-from .charts import BLUE, DIFF_BG, GREY, ORANGE, SKY, VERMILLION, compression_curve, merge_sequences
+from .charts import BLUE, DIFF_BG, GREY, ORANGE, SKY, VERMILLION, compression_curve, merge_sequences, pair_notes
 
 __all__ = [
     "pair_counts_svg",
@@ -123,8 +123,8 @@ def _hatch(x: float, y: float, w: float, h: float, gap: float = 6.0) -> str:
     c = x + y + gap / 2
     while c < x + w + y + h:
         lo, hi = max(x, c - (y + h)), min(x + w, c - y)
-        if hi > lo:
-            d.append(f"M{_f(lo)} {_f(c - lo)}L{_f(hi)} {_f(c - hi)}")
+        if hi > lo:  # from (lo, c - lo) up-right to (hi, c - hi), as "M x y l dx -dy"
+            d.append(f"M{lo:.1f} {c - lo:.1f}l{hi - lo:.1f} {lo - hi:.1f}")
         c += gap
     return f'<path d="{"".join(d)}" stroke="{EDGE}" stroke-width="1" fill="none"/>'
 
@@ -277,7 +277,10 @@ def pair_counts_svg(snapshot, top: int = 8, *, size: float = 1.0) -> str:
     x0 = 10 + label_w + 6
     bar_h, pitch, top_y = 18.0, 26.0, 34.0
     vmax = max(values) or 1
-    room = (width - 10 - x0) / 1.3  # the longest bar leaves room for its note (like xlim = 1.3 * max)
+    notes = pair_notes(values, keys, chosen, scored)
+    # the longest bar leaves room for its note (at least like matplotlib's xlim = 1.3 * max)
+    note_w = 10 + 0.62 * (FS - 1) * max(len(n) for n in notes)
+    room = min((width - 10 - x0) / 1.3, width - 10 - x0 - note_w)
     parts = [_text(10, 16, title, size=FS + 1, weight="700")]
     for i, ((pair, _c), v) in enumerate(zip(ranked, values)):
         y = top_y + i * pitch
@@ -294,12 +297,7 @@ def pair_counts_svg(snapshot, top: int = 8, *, size: float = 1.0) -> str:
         if tie:
             parts.append(_hatch(x0, y, w, bar_h))
         parts.append(_text(x0 - 6, y + bar_h / 2, labels[i], anchor="end", mono=True))
-        note = f"{v:.3g}" if scored else f"{v:,}"
-        if i == chosen:
-            note += "  ← next merge"
-        elif n_top > 1 and keys[i] == keys[0]:
-            note += "  tie"
-        parts.append(_text(x0 + w + 5, y + bar_h / 2, note, size=FS - 1, extra=' xml:space="preserve"'))
+        parts.append(_text(x0 + w + 5, y + bar_h / 2, notes[i], size=FS - 1, extra=' xml:space="preserve"'))
     bottom = top_y + len(ranked) * pitch
     parts.append(f'<path d="M{_f(x0)} {_f(top_y - 4)}V{_f(bottom - pitch + bar_h + 4)}" stroke="{EDGE}" fill="none"/>')
     xlabel = ("score = count(ab) / (count(a)·count(b))" if scored
@@ -398,7 +396,8 @@ def merge_counts_svg(trace, upto: int | None = None, *, size: float = 1.0) -> st
         c = counts[upto - 1]
         m = merges[upto - 1]
         x, y = xs(upto), ys(c)
-        parts.append(f'<path d="M{_f(x)} {_f(box[1])}V{_f(box[3])}" stroke="{VERMILLION}" stroke-dasharray="2 3" fill="none"/>')
+        parts.append(f'<path d="M{_f(x)} {_f(box[1])}V{_f(box[3])}" stroke="{VERMILLION}" '
+                     'stroke-dasharray="2 3" fill="none"/>')
         parts.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="5.5" fill="{VERMILLION}" stroke="#000"/>')
         label = f"merge {upto}: {m.token} ({c:,})"
         right = x + 10 + FS * 0.6 * len(label) > box[2]
@@ -442,7 +441,8 @@ def compression_svg(trace, upto: int | None = None, *, size: float = 1.0) -> str
                 + _axes(None, yr, box, yside="right", ylabel="vocabulary size", color=VERMILLION)
                 + f'<path d="M{_f(box[0])} {_f(legend_y)}h22" stroke="{BLUE}" stroke-width="1.8"/>'
                 + _text(box[0] + 28, legend_y, "tokens per word", size=FS - 1)
-                + f'<path d="M{_f(box[0] + 160)} {_f(legend_y)}h22" stroke="{VERMILLION}" stroke-width="1.5" stroke-dasharray="6 3"/>'
+                + f'<path d="M{_f(box[0] + 160)} {_f(legend_y)}h22" stroke="{VERMILLION}" stroke-width="1.5" '
+                'stroke-dasharray="6 3"/>'
                 + _text(box[0] + 188, legend_y, "vocabulary size", size=FS - 1))
 
     title = "Compression: shorter text, bigger vocabulary"
@@ -453,10 +453,12 @@ def compression_svg(trace, upto: int | None = None, *, size: float = 1.0) -> str
     parts.append(_cached_line(trace, "compression", static))
     if upto is not None:
         x = xs(upto)
-        parts.append(f'<path d="M{_f(x)} {_f(box[1])}V{_f(box[3])}" stroke="{EDGE}" stroke-dasharray="2 3" fill="none"/>')
+        parts.append(f'<path d="M{_f(x)} {_f(box[1])}V{_f(box[3])}" stroke="{EDGE}" stroke-dasharray="2 3" '
+                     'fill="none"/>')
         parts.append(f'<circle cx="{_f(x)}" cy="{_f(yl(tpw[upto]))}" r="4.5" fill="{BLUE}" stroke="#000"/>')
         y = yr(sizes[upto])
-        parts.append(f'<rect x="{_f(x - 4.5)}" y="{_f(y - 4.5)}" width="9" height="9" fill="{VERMILLION}" stroke="#000"/>')
+        parts.append(f'<rect x="{_f(x - 4.5)}" y="{_f(y - 4.5)}" width="9" height="9" fill="{VERMILLION}" '
+                     'stroke="#000"/>')
     return _svg("compression", upto if upto is not None else 0, width, height, size, title, "".join(parts))
 
 
@@ -468,7 +470,8 @@ def _marker(kind: str, x: float, y: float, fill: str, r: float = 7.0) -> str:
         return (f'<rect x="{_f(x - r)}" y="{_f(y - r)}" width="{_f(2 * r)}" height="{_f(2 * r)}" '
                 f'fill="{fill}" stroke="#000" stroke-width="1.2"/>')
     if kind == "diamond":
-        return (f'<path d="M{_f(x)} {_f(y - r * 1.2)}L{_f(x + r)} {_f(y)}L{_f(x)} {_f(y + r * 1.2)}L{_f(x - r)} {_f(y)}Z" '
+        return (f'<path d="M{_f(x)} {_f(y - r * 1.2)}L{_f(x + r)} {_f(y)}L{_f(x)} {_f(y + r * 1.2)}'
+                f'L{_f(x - r)} {_f(y)}Z" '
                 f'fill="{fill}" stroke="#000" stroke-width="1.2"/>')
     return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 0.3)}" fill="{fill}" fill-opacity="0.6"/>'
 
@@ -560,7 +563,8 @@ def bpe_vs_wordpiece_svg(snapshot, *, title: str | None = None, size: float = 1.
     parts = [head]
     # the legend, in a row under the title (never over the points)
     ly = 36.0
-    parts.append(f'<circle cx="80" cy="{_f(ly)}" r="3" fill="{GREY}" fill-opacity="0.6"/>' + _text(88, ly, "a pair", size=FS - 1))
+    parts.append(f'<circle cx="80" cy="{_f(ly)}" r="3" fill="{GREY}" fill-opacity="0.6"/>'
+                 + _text(88, ly, "a pair", size=FS - 1))
     parts.append(_marker("square", 150, ly, VERMILLION, 5) + _text(160, ly, "BPE's pick (max count)", size=FS - 1))
     parts.append(_marker("diamond", 318, ly, BLUE, 5) + _text(328, ly, "WordPiece's pick (max score)", size=FS - 1))
     parts.append(f'<path d="{"".join(d)}" stroke="{GREY}" stroke-opacity="0.6" stroke-width="3.6" '
@@ -578,7 +582,9 @@ def bpe_vs_wordpiece_svg(snapshot, *, title: str | None = None, size: float = 1.
         w = FS * 0.6 * len(s)
         if dx < 0 and x + dx - w < 4 or dx > 0 and x + dx + w > width - 4:
             dx = -dx
-        return _text(x + dx, y + dy, s, size=FS - 1, anchor="end" if dx < 0 else "start")
+        # a white outline under the letters keeps them readable over the dots
+        return _text(x + dx, y + dy, s, size=FS - 1, anchor="end" if dx < 0 else "start",
+                     extra=' stroke="#FFFFFF" stroke-width="3" paint-order="stroke"')
 
     if bpe == wp:
         parts.append(note(bx, by, f"both: {_pair_label(bpe)}", -10, -12))

@@ -22,6 +22,7 @@ from ..engine.bpe import PRESET_TITLES, PRESETS
 from ..engine.ranking import TIE_RULES
 from ..view.charts import figure_png
 from ..view.html import error_html, image_html, page_html
+from .step_pane import ViewPart
 
 __all__ = ["MAX_MERGES", "MAX_UPLOAD_BYTES", "PRESET_CHOICES", "TIE_CHOICES", "SIZE_CHOICES", "CHART_CHOICES",
            "SPEED_CHOICES", "parse_merges", "MergesBox", "Explorer", "controls_css"]
@@ -362,8 +363,14 @@ class Explorer(widgets.VBox):
         # subtle: the slider first. A link copies its source to its target when the page draws it;
         # Play's value is never sent from here, so Play first would put a step set from code
         # (explorer.step = 2 before the cell's output shows) back to 0.
-        self._slider_links = (widgets.jslink((slider, "value"), (self._play, "value")),
-                              traitlets.link((slider, "value"), (self, self._step_trait)))
+        links = [widgets.jslink((slider, "value"), (self._play, "value")),
+                 traitlets.link((slider, "value"), (self, self._step_trait))]
+        pane = getattr(self, "_pane", None)
+        if pane is not None:  # the page shows a step it has without asking the kernel (StepPane)
+            # subtle: one way only. The kernel never sets the pane's step: while a drag goes on,
+            # an older step it answered would pull the handle back
+            links.append(widgets.jsdlink((slider, "value"), (pane, "step")))
+        self._slider_links = tuple(links)
         if old is not None and old in self._step_row.children:
             self._step_row.children = [slider if c is old else c for c in self._step_row.children]
         else:
@@ -478,6 +485,8 @@ class Explorer(widgets.VBox):
         drawn in HTML (inline SVG: the very picture the learner sees), else the PNG as a
         ``data:`` image, drawn at ``dpi_scale`` times the widget's resolution; ``""`` if none."""
         view = getattr(self, "_chart_view", None)
+        if isinstance(view, ViewPart):  # a part of a StepPane's step
+            return view.value if view.shown else ""
         if isinstance(view, widgets.HTML):
             return view.value if view.layout.display != "none" else ""
         if dpi_scale == 1.0:

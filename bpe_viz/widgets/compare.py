@@ -19,6 +19,7 @@ from ..view.svg import bpe_vs_wordpiece_svg, merge_sequences_svg
 from ..view.html import merge_html, message_html, pairs_table_html, segmentation_html
 from .common import (_CHART_DPI, PRESET_CHOICES, PROJECTOR, CorpusPicker, Explorer, MergesBox, check_merges,
                      no_merges_message, options_with)
+from .step_pane import StepCache, StepPane, ViewPart
 from .warm import Warmer
 
 __all__ = ["CompareExplorer"]
@@ -49,7 +50,9 @@ class CompareExplorer(Explorer):
         super().__init__()
         self._hold = True
         self._setup_common(size)
-        self._warmer = Warmer(self._prepare_step)  # prepares the next steps when the kernel is idle
+        self._warmer = Warmer(self._send_step)  # sends the next steps ahead when the kernel is idle
+        self._pane = StepPane(want=self._asked_for)  # before the slider: they are linked
+        self._steps = StepCache()
         self.trace_bpe = self.trace_wp = None
         self.max_rows = max_rows
         self.words = words
@@ -75,18 +78,11 @@ class CompareExplorer(Explorer):
                                              layout=widgets.Layout(display="none"))
         traitlets.link((self._preset_dd, "value"), (self, "bpe_preset"))
         step_row = self._make_step_controls("step", "step", interval=1200)
-        self._header = widgets.HTML()
-        # two columns that share the width (min_width 0: a long row scrolls inside its column
-        # instead of pushing the other one off the screen); on a projector they wrap, one
-        # above the other (see _layout_columns)
-        self._bpe_view = widgets.HTML(layout=widgets.Layout(flex="1 1 0", min_width="0", overflow="auto"))
-        self._wp_view = widgets.HTML(layout=widgets.Layout(flex="1 1 0", min_width="0", overflow="auto"))
-        self._columns = widgets.HBox([self._bpe_view, self._wp_view])
-        # the chart as inline SVG (see _render_chart), never wider than the screen
-        self._chart_view = widgets.HTML(layout=widgets.Layout(align_self="flex-start", max_width="100%"))
-        self._view.children = [self._header, self._columns, self._chart_view]
-        self.observe(lambda _c: self._layout_columns(), "size")
-        self._layout_columns()
+        # the view: header, two columns (BPE, WordPiece) and the chart, the parts of a step shown
+        # together by one StepPane, which keeps the steps it was sent in the page
+        self._header, self._bpe_view, self._wp_view, self._chart_view = ViewPart(), ViewPart(), ViewPart(), ViewPart()
+        self._chart_view.shown = self.show_chart
+        self._view.children = [self._pane]
         rows = []
         if controls:
             rows.append(widgets.HBox([self._picker.source, self._preset_dd], layout={"flex_flow": "row wrap"}))
@@ -186,13 +182,6 @@ class CompareExplorer(Explorer):
 
     _save_stem = "compare-step"
 
-    def _layout_columns(self):
-        # side by side at normal sizes; on a projector one above the other (each at full width)
-        self._columns.layout.flex_flow = "row wrap" if self.size >= PROJECTOR else "row"
-        basis = "100%" if self.size >= PROJECTOR else "0"
-        for view in (self._bpe_view, self._wp_view):
-            view.layout.flex = f"1 1 {basis}"
-
     def _title(self) -> str:
         if self.trace_bpe is None:
             return "CompareExplorer"
@@ -224,39 +213,79 @@ class CompareExplorer(Explorer):
         if self._hold or self.trace_bpe is None or self._bad_input is not None:
             return  # (a bad input shows its message until it is fixed, whatever the slider does)
         try:
-            k, size = self.step, self.size
-            tb, tw = self.trace_bpe, self.trace_wp
-            self._header.value = message_html(
-                f"Step {k}: BPE merges the most frequent pair; WordPiece the pair with the best "
-                "count(ab) / (count(a)·count(b))", size=size)
-            self._bpe_view.value = self._column(tb, f"BPE — {tb.convention.describe()}", k, size)
-            self._wp_view.value = self._column(tw, f"WordPiece — {tw.convention.describe()}", k, size)
-            if self.show_chart:
-                self._render_chart(k)
+            k = self.step
+            fresh = self._steps.key != self._step_key()  # new traces, or a new size
+            parts = self._step_parts(k)
         except Exception as exc:
             self._show_error(exc)
             return
+        for part, value in zip((self._header, self._bpe_view, self._wp_view, self._chart_view), parts):
+            part.value = value
+        self._chart_view.shown = self.show_chart
+        with self._pane.hold_sync():
+            if fresh or self._pane.generation == 0:
+                self._pane.new_generation()  # every step the page kept is out of date
+            self._pane.set_step(k, self._compose(parts))
         self._clear_error()
-        self._warmer.after_step([self.step + 1, self.step - 1])  # what an arrow key or Play asks next
+        # what an arrow key, Play or the step buttons ask for next, sent ahead when the kernel is
+        # idle (fewer than the stepper: a step of two traces and their chart costs 60-100 ms on a
+        # real text, and a jump asked meanwhile waits for the step in hand)
+        self._warmer.after_step([k + 1, k - 1, k + 2, k + 3, k - 2])
 
-    def _prepare_step(self, k: int):
-        """Do the engine's work of step ``k`` ahead for both traces (states, pair ranking, ties,
-        the chart's picks): showing ``k`` later only writes HTML. Called by the
-        :class:`~bpe_viz.widgets.warm.Warmer` when the kernel is idle."""
+    def _step_key(self):
+        """What every step's HTML depends on besides the step: a change renders every step anew."""
+        return (id(self.trace_bpe), id(self.trace_wp), self.size, self.max_rows, self.show_chart,
+                None if self.words is None else tuple(self.words))
+
+    def _step_parts(self, k: int) -> tuple[str, str, str, str]:
+        """The HTML of step ``k``'s parts (header, BPE's column, WordPiece's, the chart), kept for
+        the steps last rendered."""
+        self._steps.for_(self._step_key())
+        parts = self._steps.get(k)
+        if parts is not None:
+            return parts
+        size = self.size
+        tb, tw = self.trace_bpe, self.trace_wp
+        header = message_html(
+            f"Step {k}: BPE merges the most frequent pair; WordPiece the pair with the best "
+            "count(ab) / (count(a)·count(b))", size=size)
+        bpe = self._column(tb, f"BPE — {tb.convention.describe()}", k, size)
+        wp = self._column(tw, f"WordPiece — {tw.convention.describe()}", k, size)
+        chart = self._chart_svg(k) if self.show_chart else ""
+        parts = (header, bpe, wp, chart)
+        self._steps.put(k, parts)
+        return parts
+
+    def _compose(self, parts) -> str:
+        """One step's HTML: the two columns side by side at normal sizes; on a projector one
+        above the other, each at full width (a long row scrolls inside its column instead of
+        pushing the other one off the screen)."""
+        header, bpe, wp, chart = parts
+        projector = self.size >= PROJECTOR
+        flow, basis = ("row wrap", "100%") if projector else ("row", "0")
+        col = f"flex:1 1 {basis};min-width:0;overflow:auto"
+        return (f'{header}<div class="bpe-columns" style="display:flex;flex-flow:{flow}">'
+                f'<div class="bpe-column" style="{col}">{bpe}</div>'
+                f'<div class="bpe-column" style="{col}">{wp}</div></div>'
+                + (f'<div style="max-width:100%;overflow-x:auto">{chart}</div>' if chart else ""))
+
+    def _asked_for(self, k: int):
+        """The page asks for step ``k`` (the slider is there, or a pointer rests over it): send
+        it now; the steps being sent ahead around the last step can wait (a new step starts them
+        again)."""
+        self._warmer.cancel()
+        self._send_step(k)
+
+    def _send_step(self, k: int):
+        """Send step ``k`` to the page ahead of need (or because the page asked for it)."""
         last = self._last()
-        if last is None or not 0 <= k <= last:
+        if self._hold or last is None or self._bad_input is not None or not 0 <= k <= last:
             return
-        for trace in (self.trace_bpe, self.trace_wp):
-            snap = trace[min(k, len(trace) - 1)]
-            snap.top_pairs(self.max_rows)
-            for m in (snap.merge, snap.next_merge):
-                if m is not None:
-                    m.tied
-        if self.show_chart:
-            tb = self.trace_bpe
-            bpe_vs_wordpiece_svg(tb[min(k, len(tb) - 1)], size=self.size)  # its picks are kept
+        if self._steps.key != self._step_key() or self._pane.has(k):
+            return
+        self._pane.push(k, self._compose(self._step_parts(k)))
 
-    def _render_chart(self, k):
+    def _chart_svg(self, k) -> str:
         """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.svg`): BPE's state with
         what each algorithm would merge next, and the two merge sequences.
 
@@ -268,9 +297,8 @@ class CompareExplorer(Explorer):
         scatter = bpe_vs_wordpiece_svg(tb[kb], title=f"From BPE's state at step {kb}: what each would merge next",
                                        size=self.size)
         sequences = merge_sequences_svg(tb, self.trace_wp, upto=k or None, size=self.size)
-        self._chart_view.value = (
-            f'<div class="bpe-chart-pair" data-bpe-chart-step="{k}" '
-            f'style="display:flex;flex-wrap:wrap;align-items:flex-start;gap:0 1.5em">{scatter}{sequences}</div>')
+        return (f'<div class="bpe-chart-pair" data-bpe-chart-step="{k}" '
+                f'style="display:flex;flex-wrap:wrap;align-items:flex-start;gap:0 1.5em">{scatter}{sequences}</div>')
 
     def _chart_png(self) -> bytes:
         """The chart shown now drawn by matplotlib, as PNG bytes (``b""`` when there is none);

@@ -46,6 +46,7 @@ from .common import (
     options_with,
     sample_from,
 )
+from .step_pane import StepCache, StepPane, ViewPart
 from .warm import Warmer
 
 __all__ = ["MergeExplorer"]
@@ -89,7 +90,9 @@ class MergeExplorer(Explorer):
         self._hold = True
         self._setup_common(size)
         self._fig = None
-        self._warmer = Warmer(self._prepare_step)  # prepares the next steps when the kernel is idle
+        self._warmer = Warmer(self._send_step)  # sends the next steps ahead when the kernel is idle
+        self._pane = StepPane(want=self._asked_for)  # before the slider: they are linked
+        self._steps = StepCache()
         if trace is not None:
             conv = trace.convention
             if conv.byte_level:
@@ -126,15 +129,11 @@ class MergeExplorer(Explorer):
                                           layout=widgets.Layout(width="40em"))
         traitlets.link((self._sentence_box, "value"), (self, "sentence"))
 
-        # -- the view --
-        self._header = widgets.HTML()
-        self._merge_view = widgets.HTML()
-        self._tables_view = widgets.HTML()
-        self._sentence_view = widgets.HTML()
-        # the chart as inline SVG (see _render_chart): sharp at any size, never wider than the screen
-        self._chart_view = widgets.HTML(layout=widgets.Layout(align_self="flex-start", max_width="100%"))
-        self._view.children = [self._header, self._merge_view, self._sentence_box, self._sentence_view,
-                               self._tables_view, self._chart_view]
+        # -- the view: the parts of a step, shown together by one StepPane, which keeps the
+        #    steps it was sent in the page (a slider move there costs no round trip) --
+        self._header, self._merge_view = ViewPart(), ViewPart()
+        self._sentence_view, self._tables_view, self._chart_view = ViewPart(), ViewPart(), ViewPart()
+        self._view.children = [self._pane, self._sentence_box]
         self._setup_tree()
 
         rows = []
@@ -155,8 +154,7 @@ class MergeExplorer(Explorer):
         self._picker.upload.observe(lambda _c: self._retrain_if("upload"), "value")
         self.observe(lambda _c: self.retrain(), ["preset", "tie_break", "num_merges"])
         self.observe(lambda _c: self._render(), ["step", "size"])
-        self.observe(lambda _c: self._render_chart(), "chart")
-        self.observe(lambda _c: self._render_sentence(), "sentence")
+        self.observe(lambda _c: self._render(), ["chart", "sentence"])
 
         self._hold = False
         if trace is not None:
@@ -272,9 +270,6 @@ class MergeExplorer(Explorer):
         settings = [self._settings_row]
         rest = [self._step_row, self._error_view, self._view]
         self.children = [*rest, *settings, *training] if projector else [*training, *rest]
-        view = [w for w in self._view.children if w is not self._sentence_box]
-        at = view.index(self._chart_view) + 1 if projector else view.index(self._sentence_view)
-        self._view.children = [*view[:at], self._sentence_box, *view[at:]]
         self._step_row.children = self._step_row_children() + ([] if projector else self._extra_step_widgets())
 
     _save_stem = "merge-step"
@@ -299,81 +294,97 @@ class MergeExplorer(Explorer):
         if self._hold or self.trace is None or not self.trace.merges or self._bad_input is not None:
             return  # (a bad input shows its message until it is fixed, whatever the slider does)
         try:
-            trace, k, size = self.trace, self.step, self.size
-            snap = trace[k]
-            self._header.value = step_header_html(trace, k, asked=self.num_merges, size=size,
-                                                  compact=size >= PROJECTOR)
-            self._merge_view.value = merge_html(snap.merge, trace=trace, size=size)
-            rows = min(self.max_rows, 4) if size >= PROJECTOR else self.max_rows
-            words = words_table_html(snap, rows, size=size)
-            pairs = pairs_table_html(snap, rows, size=size)
-            vocab = vocab_table_html(snap, rows, order="newest", size=size)
-            if size >= PROJECTOR:
-                # on a projector the pair table (what wins next) comes first, on the first screen
-                words, pairs = pairs, words
-            self._tables_view.value = (
-                '<div style="display:flex;flex-wrap:wrap;align-items:flex-start">' + words + pairs + vocab + "</div>"
-            )
-            self._render_sentence()
-            self._render_chart()
+            k = self.step
+            fresh = self._steps.key != self._step_key()  # a new trace, size, chart or sentence
+            parts = self._step_parts(k)
         except Exception as exc:
             self._show_error(exc)
             return
+        for part, value in zip(self._parts(), parts):
+            part.value = value
+        self._chart_view.shown = self.chart != "none"
+        with self._pane.hold_sync():
+            if fresh or self._pane.generation == 0:
+                self._pane.new_generation()  # every step the page kept is out of date
+            self._pane.set_step(k, self._compose(parts))
         self._clear_error()
-        self._warmer.after_step([self.step + 1, self.step - 1])  # what an arrow key or Play asks next
+        self._render_tree()
+        # what an arrow key, Play or the step buttons ask for next, sent ahead when the kernel is idle
+        self._warmer.after_step([k + 1, k - 1, k + 2, k + 3, k - 2, k + 4, k + 5, k + 6, k - 3, k + 7, k + 8])
 
-    def _prepare_step(self, k: int):
-        """Do the engine's work of step ``k`` ahead (its state, pair ranking, ties, vocabulary,
-        the sentence's encoding): the engine keeps it, so showing ``k`` later only writes HTML.
-        Called by the :class:`~bpe_viz.widgets.warm.Warmer` when the kernel is idle."""
-        trace = self.trace
-        if trace is None or not 0 <= k < len(trace):
-            return
+    def _parts(self):
+        return (self._header, self._merge_view, self._sentence_view, self._tables_view, self._chart_view)
+
+    def _step_key(self):
+        """What every step's HTML depends on besides the step: a change renders every step anew."""
+        return (id(self.trace), self.size, self.chart, self.sentence, self.max_rows)
+
+    def _step_parts(self, k: int) -> tuple[str, ...]:
+        """The HTML of step ``k``'s parts (header, merge, sentence, tables, chart), kept for the
+        steps last rendered (:class:`~bpe_viz.widgets.step_pane.StepCache`)."""
+        self._steps.for_(self._step_key())
+        parts = self._steps.get(k)
+        if parts is not None:
+            return parts
+        trace, size = self.trace, self.size
         snap = trace[k]
-        for n in {self.max_rows, min(self.max_rows, 4), 8}:  # the table's rows (both sizes), the chart's bars
-            snap.top_pairs(n)
-        for m in (snap.merge, snap.next_merge):
-            if m is not None:
-                m.tied
-        snap.vocab
-        snap.segmentation
-        snap.encode(self.sentence)
-
-    def _render_sentence(self):
-        if self._hold or self.trace is None or not self.trace.merges:
-            return
+        header = step_header_html(trace, k, asked=self.num_merges, size=size, compact=size >= PROJECTOR)
+        merge = merge_html(snap.merge, trace=trace, size=size)
+        rows = min(self.max_rows, 4) if size >= PROJECTOR else self.max_rows
+        words = words_table_html(snap, rows, size=size)
+        pairs = pairs_table_html(snap, rows, size=size)
+        vocab = vocab_table_html(snap, rows, order="newest", size=size)
+        if size >= PROJECTOR:
+            # on a projector the pair table (what wins next) comes first, on the first screen
+            words, pairs = pairs, words
+        tables = '<div style="display:flex;flex-wrap:wrap;align-items:flex-start">' + words + pairs + vocab + "</div>"
         try:
-            snap = self.trace[self.step]
             enc = snap.encode(self.sentence)
             highlight = snap.merge.token if snap.merge is not None else None
-            self._sentence_view.value = segments_html(enc, size=self.size, highlight=highlight)
-        except Exception as exc:
-            self._sentence_view.value = error_html(exc, size=self.size)
+            sentence = segments_html(enc, size=size, highlight=highlight)
+        except Exception as exc:  # the sentence is the learner's: its error shows in its place
+            sentence = error_html(exc, size=size)
+        chart = "" if self.chart == "none" else self._chart_svg(k)
+        parts = (header, merge, sentence, tables, chart)
+        self._steps.put(k, parts)
+        return parts
 
-    def _render_chart(self):
-        """The chart of this step, as inline SVG (:mod:`bpe_viz.view.svg`).
+    @staticmethod
+    def _compose(parts) -> str:
+        header, merge, sentence, tables, chart = parts
+        chart = f'<div style="align-self:flex-start;max-width:100%;overflow-x:auto">{chart}</div>' if chart else ""
+        return header + merge + sentence + tables + chart
+
+    def _asked_for(self, k: int):
+        """The page asks for step ``k`` (the slider is there, or a pointer rests over it): send
+        it now; the steps being sent ahead around the last step can wait (a new step starts them
+        again)."""
+        self._warmer.cancel()
+        self._send_step(k)
+
+    def _send_step(self, k: int):
+        """Send step ``k`` to the page ahead of need (or because the page asked for it)."""
+        if self._hold or self.trace is None or self._bad_input is not None or not 0 <= k < len(self.trace):
+            return
+        if self._steps.key != self._step_key() or self._pane.has(k):
+            return
+        self._pane.push(k, self._compose(self._step_parts(k)))
+
+    def _chart_svg(self, k: int) -> str:
+        """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.svg`).
 
         Speed (issue 11): a slider step used to draw the chart with matplotlib and send a PNG,
         60-75 ms of the kernel's time per step on a real text, more than the rest of the step;
         the SVG string takes about 2 ms and the browser draws it. The matplotlib chart is still
         there: :attr:`chart_png` and ``save("x.png")`` draw it when asked (:meth:`_chart_png`)."""
-        if self._hold or self.trace is None or not self.trace.merges:
-            return
-        if self.chart == "none":
-            self._chart_view.value = ""
-            self._chart_view.layout.display = "none"
-            return
-        k, size = self.step, self.size
+        size = self.size
         if self.chart == "pairs":
-            svg = pair_counts_svg(self.trace[k], top=8, size=size)
-        elif self.chart == "merges":
-            svg = merge_counts_svg(self.trace, upto=k, size=size)
-        elif self.chart == "compression":
-            svg = compression_svg(self.trace, upto=k, size=size)
-        else:
-            raise ValueError(f"chart must be one of {[v for _, v in CHART_CHOICES]}, got {self.chart!r}")
-        self._chart_view.value = svg
-        self._chart_view.layout.display = None
+            return pair_counts_svg(self.trace[k], top=8, size=size)
+        if self.chart == "merges":
+            return merge_counts_svg(self.trace, upto=k, size=size)
+        if self.chart == "compression":
+            return compression_svg(self.trace, upto=k, size=size)
+        raise ValueError(f"chart must be one of {[v for _, v in CHART_CHOICES]}, got {self.chart!r}")
 
     def _chart_png(self) -> bytes:
         """The chart shown now drawn by matplotlib, as PNG bytes (``b""`` for no chart); drawn
@@ -435,9 +446,7 @@ class MergeExplorer(Explorer):
                                       continuous_update=False, layout=widgets.Layout(width="24em"))
         self._tree_view = widgets.HTML()
         self._view.children = [*self._view.children, self._tree_box, self._tree_view]
-        self._tree_box.observe(lambda _c: self._render_tree(), "value")
-        self.observe(lambda _c: self._render_tree(), ["step", "size"])
-        self._tables_view.observe(lambda _c: self._render_tree(), "value")  # after a retrain too
+        self._tree_box.observe(lambda _c: self._render_tree(), "value")  # (and every _render)
 
     def _render_tree(self):
         token = self._tree_box.value.strip()

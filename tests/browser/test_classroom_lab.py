@@ -36,6 +36,11 @@ CELLS = {
     "merge": 'm_ex = MergeExplorer("sennrich2016", 10)\nm_ex',
     "errors": 'e_ex = MergeExplorer("sennrich2016", 10)\ne_ex',
     "compare": 'c_ex = CompareExplorer("hf-course", 2)\nc_ex',
+    "pane": 'p_ex = MergeExplorer("sennrich2016", 10)\np_ex',
+    # a button that keeps the kernel busy for 4 s, then says so
+    "busy": ("import time, ipywidgets as w\nbusy_btn, busy_out = w.Button(description='busy'), w.Label('idle')\n"
+             "def busy(_b):\n    time.sleep(4)\n    busy_out.value = 'done'\n"
+             "busy_btn.on_click(busy)\nw.HBox([busy_btn, busy_out])"),
     "long": ('long_word = re.sub(r"\\s+", "", corpora.load("python-docs"))[:20_000]\n'
              'long_ex = MergeExplorer(long_word, 30, chart="none")\nlong_ex'),
 }
@@ -63,7 +68,7 @@ def classroom(lab, browser):
             expect(cell).to_have_count(1)
             outputs[name] = cell.locator(".jp-OutputArea-output")
         for name in CELLS:
-            if name != "imports":
+            if name not in ("imports", "busy"):
                 outputs[name].locator(".bpe-explorer").first.wait_for(state="visible")
         yield page, outputs
     finally:
@@ -133,6 +138,33 @@ def test_end_key_reaches_the_new_last_step_after_retraining(classroom):
         expect(header(cmp)).to_contain_text(f"Step {last}:")
         assert bs.slider_value(bs.control(cmp, "slider", "step")) == last
         expect(cmp.locator(".bpe-merge").nth(1)).to_contain_text(f"merge {len(tw) - 1}:")
+
+
+def test_step_pane_moves_without_the_kernel(classroom):
+    """The steps the kernel sent ahead are kept in the page (StepPane): arrow keys move through
+    them while the kernel is busy; a step the page lacks waits for the kernel (aria-busy), then
+    shows."""
+    page, outs = classroom
+    out, busy = outs["pane"], outs["busy"]
+    press_on_handle(page, out, "Home")
+    expect(header(out)).to_contain_text("Step 0 of 10")
+    page.wait_for_timeout(2000)  # the kernel sends steps 1, 2, 3... ahead while idle
+    button = busy.locator("button", has_text="busy")
+    button.scroll_into_view_if_needed()
+    button.click()
+    page.wait_for_timeout(400)  # the kernel sleeps now
+    press_on_handle(page, out, "ArrowRight", "ArrowRight", "ArrowRight")
+    expect(header(out)).to_contain_text("Step 3 of 10", timeout=1500)
+    m = train_bpe(PAPER, 10, preset="sennrich2016").merges[2]
+    expect(out.locator(".bpe-merge").first).to_contain_text(f"merge 3: ({m.pair[0]}, {m.pair[1]}) → {m.token}")
+    assert busy.locator(".widget-label").first.inner_text() == "idle", "the kernel was not busy: nothing shown"
+    press_on_handle(page, out, "End")  # step 10 was never sent: it waits for the kernel
+    pane = out.locator(".bpe-step-pane").first
+    expect(pane).to_have_attribute("aria-busy", "true", timeout=1500)
+    expect(header(out)).to_contain_text("Step 3 of 10")
+    expect(busy.locator(".widget-label").first).to_have_text("done", timeout=10_000)
+    expect(header(out)).to_contain_text("Step 10 of 10", timeout=5000)
+    expect(pane).not_to_have_attribute("aria-busy", "true")
 
 
 def test_an_error_stays_until_the_input_is_fixed(classroom):
@@ -356,7 +388,7 @@ def test_projector_compare_explorer_is_not_cut_at_the_right(projector_app):
     out.evaluate("e => e.scrollIntoView({block: 'start'})")
     inner, outer = out.evaluate("e => [e.scrollWidth, e.clientWidth]")
     assert inner <= outer + 1, f"{inner} px of content in {outer} px"
-    for sel in (".bpe-merge", ".bpe-pairs-table table", "img.widget-image"):
+    for sel in (".bpe-merge", ".bpe-pairs-table table", "svg.bpe-chart"):
         for i in range(out.locator(sel).count()):
             b = out.locator(sel).nth(i).evaluate(_BOX)
             assert b["right"] <= 1024, f"{sel} #{i} is cut at the right: {b}"

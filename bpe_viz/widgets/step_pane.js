@@ -1,0 +1,168 @@
+// The front end of StepPane (step_pane.py): the steps of an explorer's view, kept in the page.
+//
+// The kernel renders every step (the HTML comes from bpe_viz.view, escaped there); this file
+// only keeps the steps it was sent and swaps the one the slider asks for into the page. A step
+// the page already has costs no round trip to the kernel; one it lacks is asked for at once
+// (a custom message is not held back while the kernel is busy, as a widget's state is).
+//
+// Model: step (jslinked to the explorer's slider in the page), generation (what the steps were
+// rendered for: a new trace, size, chart or sentence is a new generation), html / html_step /
+// html_generation (the step the kernel shows now: also what a saved notebook displays).
+// Messages from the kernel: {kind: "steps", generation, steps: [[k, html], ...]}.
+// Messages to the kernel: {kind: "want", generation, step}: a step the slider is on and the page
+// lacks (a jump), or the step under a pointer resting on the slider's track (so that a click
+// there finds it in the page, as a browser prefetches the link under the pointer).
+
+const LIMIT = 400; // steps kept per pane (a step is 10-60 kB of HTML)
+const PANES = new Map(); // pane_id -> {steps: Map("generation:step" -> html), views: Set(show)}
+// what the panes of this page did, for the browser tests (and a curious learner's console)
+const STATS = (globalThis.__bpeStepPane = globalThis.__bpeStepPane || {
+  shown: 0, asked: 0, hovered: 0, received: 0, log: [],
+});
+const note = (what, step) => {
+  STATS.log.push([what, step, Math.round(performance.now())]);
+  if (STATS.log.length > 200) STATS.log.shift();
+};
+
+function paneOf(model) {
+  const id = model.get("pane_id");
+  let pane = PANES.get(id);
+  if (!pane) {
+    pane = { steps: new Map(), views: new Set(), hovered: new Set() };
+    PANES.set(id, pane);
+  }
+  return pane;
+}
+
+const key = (generation, step) => `${generation}:${step}`;
+const HOVER_MS = 40; // a pointer resting this long over the track asks for the step under it
+const RETRY_MS = 300; // a step asked for and not come after this long is asked for again
+
+function keep(pane, k, html) {
+  pane.steps.delete(k);
+  pane.steps.set(k, html);
+  if (pane.steps.size > LIMIT) pane.steps.delete(pane.steps.keys().next().value); // the oldest
+}
+
+function keepCurrent(model, pane) {
+  if (model.get("html_step") >= 0) {
+    keep(pane, key(model.get("html_generation"), model.get("html_step")), model.get("html"));
+  }
+}
+
+// The steps under a pointer over a step slider's track (ipywidgets 8 draws its slider with
+// noUiSlider: the value is linear in the position along .noUi-base, rounded to a whole step).
+// subtle: Chrome gives a pointermove fractional coordinates and may give the click that follows
+// whole ones (0.6 px is 5 steps of 3,000 on a 344 px track): both steps are asked for.
+function stepsUnder(event) {
+  const base = event.target.closest && event.target.closest(".noUi-base");
+  const handle = base && base.querySelector(".noUi-handle");
+  if (!handle) return [];
+  const lo = Number(handle.getAttribute("aria-valuemin"));
+  const hi = Number(handle.getAttribute("aria-valuemax"));
+  const box = base.getBoundingClientRect();
+  if (!(hi > lo) || box.width <= 0) return [];
+  const at = (x) => Math.round(lo + Math.min(Math.max((x - box.left) / box.width, 0), 1) * (hi - lo));
+  return [...new Set([at(event.clientX), at(Math.floor(event.clientX))])];
+}
+
+export default {
+  initialize({ model }) {
+    const pane = paneOf(model);
+    keepCurrent(model, pane);
+    const onHtml = () => keepCurrent(model, pane);
+    const onMsg = (msg) => {
+      if (!msg || msg.kind !== "steps") return;
+      for (const [k, html] of msg.steps) {
+        keep(pane, key(msg.generation, k), html);
+        pane.hovered.delete(key(msg.generation, k));
+        STATS.received += 1;
+        note("received", k);
+      }
+      for (const show of pane.views) show();
+    };
+    model.on("change:html", onHtml);
+    model.on("msg:custom", onMsg);
+    return () => {
+      model.off("change:html", onHtml);
+      model.off("msg:custom", onMsg);
+      PANES.delete(model.get("pane_id"));
+    };
+  },
+
+  render({ model, el }) {
+    const pane = paneOf(model);
+    el.classList.add("bpe-step-pane");
+    let shown = null; // the key of the step in el
+    let asked = null; // {k: the key last asked of the kernel, t: when}
+    let retry = null;
+    const show = () => {
+      const g = model.get("generation");
+      const step = model.get("step");
+      const k = key(g, step);
+      const html = pane.steps.get(k);
+      if (html === undefined) {
+        el.setAttribute("aria-busy", "true"); // the step before stays until this one comes
+        const now = performance.now();
+        if (pane.hovered.has(k) && (asked === null || asked.k !== k)) asked = { k, t: now }; // on its way
+        if (asked === null || asked.k !== k || now - asked.t > RETRY_MS) {
+          asked = { k, t: now };
+          STATS.asked += 1;
+          note("asked", step);
+          model.send({ kind: "want", generation: g, step: step });
+        }
+        // a busy kernel answers only the latest requests of a burst: ask again if need be
+        clearTimeout(retry);
+        retry = setTimeout(show, RETRY_MS + 10);
+        return;
+      }
+      clearTimeout(retry);
+      el.removeAttribute("aria-busy");
+      if (shown !== k) {
+        STATS.shown += 1;
+        note("shown", step);
+        el.innerHTML = html;
+        el.setAttribute("data-bpe-step", String(step));
+        shown = k;
+      }
+    };
+    // subtle: the model's own change:html listener (initialize) runs first, so the step it
+    // brings is kept before show looks for it
+    const onChange = () => show();
+    model.on("change:step", onChange);
+    model.on("change:generation", onChange);
+    model.on("change:html", onChange);
+    pane.views.add(show);
+    show();
+
+    // a pointer resting over this explorer's step slider asks for the step under it
+    let timer = null;
+    const onPointer = (event) => {
+      const explorer = el.closest(".bpe-explorer");
+      const slider = event.target.closest && event.target.closest(".widget-slider");
+      if (!explorer || !slider || slider.closest(".bpe-explorer") !== explorer) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const g = model.get("generation");
+        for (const step of stepsUnder(event)) {
+          if (pane.steps.has(key(g, step)) || pane.hovered.has(key(g, step))) continue;
+          if (pane.hovered.size > 100) pane.hovered.clear(); // (answers lost: the slider's own path remains)
+          pane.hovered.add(key(g, step));
+          STATS.hovered += 1;
+          note("hovered", step);
+          model.send({ kind: "want", generation: g, step: step });
+        }
+      }, HOVER_MS);
+    };
+    document.addEventListener("pointermove", onPointer, true);
+    return () => {
+      clearTimeout(timer);
+      clearTimeout(retry);
+      document.removeEventListener("pointermove", onPointer, true);
+      pane.views.delete(show);
+      model.off("change:step", onChange);
+      model.off("change:generation", onChange);
+      model.off("change:html", onChange);
+    };
+  },
+};

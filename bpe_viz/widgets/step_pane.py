@@ -1,0 +1,201 @@
+"""StepPane: the part of an explorer's view that changes on every step, kept in the page.
+
+Why (issue 11, a stepper that stays instant on a projector and on Binder): moving the slider used
+to cost a round trip to the kernel on every step, then five widgets' updates in the page: 100-250 ms
+in JupyterLab on the 10,000-merge docs trace, more on Binder, where every round trip crosses the
+network. A :class:`StepPane` is one small `anywidget <https://anywidget.dev>`_ whose front end
+(``step_pane.js``, shipped in this package: nothing is fetched) keeps the steps the kernel has
+rendered, and shows the one the slider asks for **in the page**, without asking the kernel:
+
+* the explorer renders step k as one piece of HTML (the same :mod:`bpe_viz.view` functions, so
+  a step looks the same whichever way it reached the page) and :meth:`set_step` sends it;
+* when the kernel is idle, the explorer renders the steps next to k (what an arrow key, a Play
+  tick or the step buttons ask for next) and :meth:`push` sends them ahead;
+* the pane's ``step`` follows the explorer's slider in the page (``jsdlink``), so a move shows a
+  step the pane has at once; a step it lacks (a jump) is asked of the kernel by a custom message,
+  which ipywidgets does not hold back while the kernel is busy, as it does a slider's value;
+* a pointer resting over the slider's track asks for the step under it, so that a click there
+  finds it in the page (as a browser prefetches a link under the pointer).
+
+The HTML is the explorer's, escaped by :mod:`bpe_viz.view`; the front end only swaps it in.
+
+:class:`ViewPart` is one part of a step's view (the header, the merge, the tables, the chart),
+kept in the kernel: what :attr:`Explorer.view_html`, the static fallback and ``save`` read.
+
+Example (no front end here: messages go nowhere, the state is what a page would get)::
+
+    >>> pane = StepPane()
+    >>> pane.set_step(3, "<p>step 3</p>")
+    >>> pane.html_step, pane.html
+    (3, '<p>step 3</p>')
+    >>> pane.push(4, "<p>step 4</p>"), pane.push(4, "<p>step 4</p>")  # sent once per generation
+    (True, False)
+    >>> pane.new_generation(); pane.push(4, "<p>step 4</p>")
+    True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+
+import anywidget
+import traitlets
+
+__all__ = ["StepCache", "StepPane", "ViewPart"]
+
+
+class ViewPart:
+    """One part of a step's view, kept in the kernel (a :class:`StepPane` shows the parts of a
+    step together). ``value``: its HTML; ``shown``: whether it is part of the view now."""
+
+    __slots__ = ("value", "shown")
+
+    def __init__(self, value: str = "", shown: bool = True):
+        self.value = value
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return f"ViewPart({len(self.value)} characters{'' if self.shown else ', hidden'})"
+
+
+class StepCache:
+    """The parts of the steps rendered last, for one ``key`` (what every step's HTML depends on
+    besides the step: the trace, the size, the chart...). :meth:`for_` a new key forgets them.
+
+    Example::
+
+        >>> c = StepCache(size=2)
+        >>> c.for_("a"), c.for_("a")
+        (True, False)
+        >>> c.put(1, "one"); c.put(2, "two"); c.put(3, "three")
+        >>> c.get(1), c.get(3)
+        (None, 'three')
+    """
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self.key = object()
+        self._steps: OrderedDict = OrderedDict()
+
+    def for_(self, key) -> bool:
+        """Use the cache for ``key``; returns whether it is new (then the cache was emptied)."""
+        if key == self.key:
+            return False
+        self.key = key
+        self._steps.clear()
+        return True
+
+    def get(self, step: int):
+        parts = self._steps.get(step)
+        if parts is not None:
+            self._steps.move_to_end(step)
+        return parts
+
+    def put(self, step: int, parts):
+        self._steps[step] = parts
+        self._steps.move_to_end(step)
+        while len(self._steps) > self.size:
+            self._steps.popitem(last=False)
+
+
+class StepPane(anywidget.AnyWidget):
+    """Shows one explorer's step; keeps, in the page, the steps the kernel sent it.
+
+    ``want`` (optional, a callable ``(step) -> None``): called when the page asks for a step it
+    does not have (a jump of the slider); the explorer renders it and calls :meth:`push`.
+    """
+
+    _esm = (Path(__file__).with_name("step_pane.js")).read_text(encoding="utf-8")
+    _css = ".bpe-step-pane[aria-busy=true] { opacity: 0.85; }"
+
+    pane_id = traitlets.Unicode("").tag(sync=True)
+    #: the step the page shows: set in the page by the explorer's slider (``jsdlink``), never
+    #: by the kernel (an older step answered late would pull a dragged handle back)
+    step = traitlets.Int(0).tag(sync=True)
+    #: what the steps were rendered for; a new one makes the page forget the steps it kept
+    generation = traitlets.Int(0).tag(sync=True)
+    #: the step the kernel shows now, and its HTML (what a stored notebook shows, too)
+    html = traitlets.Unicode("").tag(sync=True)
+    html_step = traitlets.Int(-1).tag(sync=True)
+    html_generation = traitlets.Int(0).tag(sync=True)
+
+    def __init__(self, want=None, **kwargs):
+        super().__init__(pane_id=uuid.uuid4().hex, **kwargs)
+        self._want = want
+        self._sent: OrderedDict = OrderedDict()  # the steps of this generation the page was sent
+        self.asked = 0  # how many steps the page asked for (a test reads it)
+        self._wanted: OrderedDict = OrderedDict()  # asked for, not yet answered
+        self._serving = None
+        self.on_msg(self._on_msg)
+
+    #: how many steps the page keeps (the oldest go first), as step_pane.js's LIMIT
+    LIMIT = 400
+
+    def new_generation(self):
+        """What is shown changes for every step (a new trace, size, chart or sentence): the page
+        forgets the steps it kept."""
+        self._sent.clear()
+        self.generation += 1
+
+    def _mark_sent(self, step: int):
+        self._sent[step] = True
+        self._sent.move_to_end(step)
+        while len(self._sent) > self.LIMIT:
+            self._sent.popitem(last=False)
+
+    def has(self, step: int) -> bool:
+        """Whether the page was sent ``step`` in this generation."""
+        return step in self._sent
+
+    def set_step(self, step: int, html: str):
+        """``step`` is the one shown now: its HTML is ``html`` (the page shows it when its
+        slider is there, and keeps it)."""
+        with self.hold_sync():
+            self.html_generation = self.generation
+            self.html_step = step
+            self.html = html
+        self._mark_sent(step)
+
+    def push(self, step: int, html: str) -> bool:
+        """Send ``step`` ahead, for the page to keep; returns whether it was sent (once per
+        generation)."""
+        if step in self._sent:
+            return False
+        self.send({"kind": "steps", "generation": self.generation, "steps": [[step, html]]})
+        self._mark_sent(step)
+        return True
+
+    def _on_msg(self, _widget, content, _buffers):
+        if not isinstance(content, dict) or content.get("kind") != "want":
+            return
+        step, generation = content.get("step"), content.get("generation")
+        if generation != self.generation or not isinstance(step, int) or isinstance(step, bool):
+            return  # (an old generation's step: the page asks again for the new one)
+        self._sent.pop(step, None)  # the page lacks it (never sent, or no longer kept): send it
+        self.asked += 1
+        self._wanted[step] = True
+        self._wanted.move_to_end(step)
+        if self._serving is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no kernel around (a script, a test): answer at once
+            self._serve()
+            return
+        # answered on the next turn of the kernel's loop: the requests of a fast drag that came
+        # meanwhile are answered by their latest two only (the others' steps are behind the handle)
+        self._serving = loop.call_soon(self._serve)
+
+    #: how many of the waiting requests are answered (a pointer at rest asks for two steps at once)
+    ANSWER = 2
+
+    def _serve(self):
+        self._serving = None
+        steps = list(self._wanted)[-self.ANSWER:]
+        self._wanted.clear()
+        for step in reversed(steps):  # the latest first
+            if self._want is not None:
+                self._want(step)

@@ -1,0 +1,178 @@
+"""The step pane (bpe_viz/widgets/step_pane.py): what the kernel sends the page, and when.
+
+The page's side (step_pane.js: a step it has is shown without the kernel) is tested in a real
+browser by tests/browser/test_classroom_lab.py::test_step_pane_moves_without_the_kernel and
+timed by tests/browser/test_latency.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bpe_viz import corpora, train_bpe, train_wordpiece
+from bpe_viz.widgets import CompareExplorer, MergeExplorer
+from bpe_viz.widgets.common import PROJECTOR
+from bpe_viz.widgets import step_pane
+from bpe_viz.widgets.step_pane import StepCache, StepPane
+
+
+class Sent(list):
+    """Stands in for the page: what a pane sends, as (generation, step, html)."""
+
+    def __init__(self, pane):
+        super().__init__()
+        pane.send = lambda content, buffers=None: self.extend(
+            (content["generation"], k, html) for k, html in content["steps"])
+
+
+@pytest.fixture(scope="module")
+def docs_trace():
+    return train_bpe(corpora.load("python-docs"), 300, preset="subword-nmt")
+
+
+def test_pane_sends_each_step_once_per_generation():
+    asked = []
+    pane = StepPane(want=asked.append)
+    sent = Sent(pane)
+    pane.set_step(2, "<p>2</p>")
+    assert (pane.html_step, pane.html, pane.html_generation) == (2, "<p>2</p>", 0)
+    assert pane.push(3, "<p>3</p>") and not pane.push(3, "<p>3</p>") and not pane.push(2, "<p>2</p>")
+    assert sent == [(0, 3, "<p>3</p>")]
+    # the page asks for a step it lacks: the explorer is told (also for one sent before: the page
+    # keeps the latest LIMIT steps only); not for an old generation's step
+    pane._on_msg(pane, {"kind": "want", "generation": 0, "step": 9}, [])
+    pane._on_msg(pane, {"kind": "want", "generation": 0, "step": 3}, [])
+    pane._on_msg(pane, {"kind": "want", "generation": 5, "step": 10}, [])
+    pane._on_msg(pane, {"kind": "something else"}, [])
+    assert asked == [9, 3] and pane.asked == 2 and not pane.has(3)
+    pane.new_generation()
+    assert pane.generation == 1 and not pane.has(3) and pane.push(3, "<p>3 again</p>")
+    assert sent[-1] == (1, 3, "<p>3 again</p>")
+
+
+def test_pane_forgets_what_the_page_no_longer_keeps():
+    pane = StepPane()
+    Sent(pane)
+    for k in range(StepPane.LIMIT + 5):
+        pane.push(k, "x")
+    assert not pane.has(0) and not pane.has(4) and pane.has(5) and pane.has(StepPane.LIMIT + 4)
+    js = (Path(step_pane.__file__).with_name("step_pane.js")).read_text(encoding="utf-8")
+    assert f"const LIMIT = {StepPane.LIMIT};" in js
+
+
+def test_step_cache_keeps_the_latest_steps_of_one_key():
+    c = StepCache(size=3)
+    assert c.for_(("trace", 1.0)) and not c.for_(("trace", 1.0))
+    for k in range(5):
+        c.put(k, (str(k),))
+    assert [c.get(k) for k in range(5)] == [None, None, ("2",), ("3",), ("4",)]
+    assert c.for_(("trace", PROJECTOR)) and c.get(4) is None
+
+
+def test_a_step_sent_ahead_is_the_step_shown_later(docs_trace):
+    """What the page keeps for step k is exactly what the explorer shows at k (and what a fresh
+    explorer shows): a step looks the same whichever way it reached the page."""
+    ex = MergeExplorer.from_trace(docs_trace)
+    sent = Sent(ex._pane)
+    ex.step = 100
+    ex._send_step(101)
+    ex._send_step(250)
+    ex._send_step(100)  # shown already: not sent again
+    ex._send_step(len(docs_trace))  # past the end: nothing
+    assert [(g, k) for g, k, _ in sent] == [(ex._pane.generation, 101), (ex._pane.generation, 250)]
+    for _g, k, html in sent:
+        fresh = MergeExplorer.from_trace(docs_trace)
+        fresh.step = k
+        assert html == fresh._pane.html
+        ex.step = k
+        assert ex._pane.html == html and ex._pane.html_step == k
+    assert "Step 250 of" in sent[1][2] and "Step 101 of" in sent[0][2]
+
+
+@pytest.mark.parametrize("change", ["size", "chart", "sentence", "retrain"])
+def test_what_every_step_depends_on_starts_a_new_generation(change):
+    ex = MergeExplorer("sennrich2016", 10)
+    sent = Sent(ex._pane)
+    ex.step = 4
+    ex._send_step(5)
+    before = ex._pane.generation
+    if change == "size":
+        ex.size = PROJECTOR
+    elif change == "chart":
+        ex.chart = "compression"
+    elif change == "sentence":
+        ex.sentence = "lowest newer"
+    else:
+        ex.num_merges = 8
+    assert ex._pane.generation == before + 1 and ex._pane.html_generation == ex._pane.generation
+    assert not ex._pane.has(5)
+    ex._send_step(5)
+    assert sent[-1][0] == ex._pane.generation and (sent[-1][1], sent[0][1]) == (5, 5)
+    if change != "retrain":  # (8 merges of the same corpus: step 5 is the same, its header is not)
+        assert sent[-1][2] != sent[0][2]
+
+
+def test_the_page_asks_for_a_jump_and_gets_it():
+    ex = CompareExplorer("hf-course", 8)
+    sent = Sent(ex._pane)
+    ex.step = 1
+    ex._pane._on_msg(ex._pane, {"kind": "want", "generation": ex._pane.generation, "step": 6}, [])
+    assert [k for _g, k, _h in sent] == [6]
+    fresh = CompareExplorer("hf-course", 8)
+    fresh.step = 6
+    assert sent[0][2] == fresh._pane.html and 'data-bpe-chart-step="6"' in sent[0][2]
+
+
+def test_idle_time_sends_the_next_steps_ahead(docs_trace):
+    """In a running event loop (a kernel's), after showing k the explorer sends k+1, k-1, k+2...
+    (what arrow keys and Play ask next), one step per turn of the loop."""
+    ex = MergeExplorer.from_trace(docs_trace)
+    sent = Sent(ex._pane)
+
+    async def step_then_idle():
+        ex.step = 150
+        await asyncio.sleep(1.0)
+
+    asyncio.run(step_then_idle())
+    ahead = [k for _g, k, _h in sent]
+    assert ahead[:3] == [151, 149, 152] and set(ahead) >= {151, 149, 152, 153, 148, 154}
+    assert all(g == ex._pane.generation for g, _k, _h in sent)
+
+
+def test_a_bad_input_sends_nothing():
+    ex = MergeExplorer("sennrich2016", 10)
+    sent = Sent(ex._pane)
+    ex.step = 3
+    ex.num_merges = 0  # a message in place of the view; the steps wait
+    assert ex.error is not None
+    ex._send_step(4)
+    ex._pane._on_msg(ex._pane, {"kind": "want", "generation": ex._pane.generation, "step": 5}, [])
+    assert sent == []
+
+
+def test_wordpiece_and_bpe_panes_have_their_own_ids():
+    text = corpora.load("hf-course")
+    a = CompareExplorer.from_traces(train_bpe(text, 5, preset="hf-course"), train_wordpiece(text, 5))
+    b = MergeExplorer("sennrich2016", 5)
+    assert a._pane.pane_id != b._pane.pane_id and len(a._pane.pane_id) == 32
+
+
+def test_a_burst_of_requests_is_answered_by_its_latest_two():
+    """In a kernel (a running event loop), requests that arrive together (a fast drag asks for
+    every step the handle passes) are answered on the loop's next turn, the latest two only,
+    latest first: the kernel does not fall behind the handle."""
+    asked = []
+    pane = StepPane(want=asked.append)
+
+    async def burst():
+        for k in (10, 20, 30, 40, 50):
+            pane._on_msg(pane, {"kind": "want", "generation": 0, "step": k}, [])
+        assert asked == []
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+
+    asyncio.run(burst())
+    assert asked == [50, 40] and pane.asked == 5
