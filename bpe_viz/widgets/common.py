@@ -415,6 +415,34 @@ class Explorer(widgets.VBox):
         if not on and getattr(self, "_play", None) is not None:
             self._play.playing = False
 
+    # -- the step pane (MergeExplorer, CompareExplorer): steps kept in the page -----------------
+    # A subclass with a ``_pane`` (StepPane), ``_steps`` (StepCache) and ``_warmer`` provides
+    # _last_step(), _step_key(), _step_parts(k) and _compose(parts); see widgets/step_pane.py.
+
+    def _pane_show(self, k: int, parts, fresh: bool):
+        """Step ``k`` (its ``parts``) is the one shown now; ``fresh``: every step the page kept is
+        out of date (a new trace, size, chart...)."""
+        with self._pane.hold_sync():
+            if fresh or self._pane.generation == 0:
+                self._pane.new_generation()
+            self._pane.set_step(k, self._compose(parts))
+
+    def _asked_for(self, k: int):
+        """The page asks for step ``k`` (the slider is there, or a pointer rests over it): send
+        it now; the steps being sent ahead around the last step can wait (a new step starts them
+        again)."""
+        self._warmer.cancel()
+        self._send_step(k)
+
+    def _send_step(self, k: int):
+        """Send step ``k`` to the page ahead of need (or because the page asked for it)."""
+        last = self._last_step()
+        if self._hold or last is None or self._bad_input is not None or not 0 <= k <= last:
+            return
+        if self._steps.key != self._step_key() or self._pane.has(k):
+            return
+        self._pane.push(k, self._compose(self._step_parts(k)))
+
     # -- errors -------------------------------------------------------------------------------
     def _show_error(self, exc, title="This needs a fix", *, blocking: bool = False):
         """The error box in place of the view. ``blocking``: a bad input; the box stays, and the

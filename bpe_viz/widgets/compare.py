@@ -222,10 +222,7 @@ class CompareExplorer(Explorer):
         for part, value in zip((self._header, self._bpe_view, self._wp_view, self._chart_view), parts):
             part.value = value
         self._chart_view.shown = self.show_chart
-        with self._pane.hold_sync():
-            if fresh or self._pane.generation == 0:
-                self._pane.new_generation()  # every step the page kept is out of date
-            self._pane.set_step(k, self._compose(parts))
+        self._pane_show(k, parts, fresh)
         self._clear_error()
         # what an arrow key, Play or the step buttons ask for next, sent ahead when the kernel is
         # idle (fewer than the stepper: a step of two traces and their chart costs 60-100 ms on a
@@ -269,21 +266,8 @@ class CompareExplorer(Explorer):
                 f'<div class="bpe-column" style="{col}">{wp}</div></div>'
                 + (f'<div style="max-width:100%;overflow-x:auto">{chart}</div>' if chart else ""))
 
-    def _asked_for(self, k: int):
-        """The page asks for step ``k`` (the slider is there, or a pointer rests over it): send
-        it now; the steps being sent ahead around the last step can wait (a new step starts them
-        again)."""
-        self._warmer.cancel()
-        self._send_step(k)
-
-    def _send_step(self, k: int):
-        """Send step ``k`` to the page ahead of need (or because the page asked for it)."""
-        last = self._last()
-        if self._hold or last is None or self._bad_input is not None or not 0 <= k <= last:
-            return
-        if self._steps.key != self._step_key() or self._pane.has(k):
-            return
-        self._pane.push(k, self._compose(self._step_parts(k)))
+    def _last_step(self):
+        return self._last()
 
     def _chart_svg(self, k) -> str:
         """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.svg`): BPE's state with

@@ -303,10 +303,7 @@ class MergeExplorer(Explorer):
         for part, value in zip(self._parts(), parts):
             part.value = value
         self._chart_view.shown = self.chart != "none"
-        with self._pane.hold_sync():
-            if fresh or self._pane.generation == 0:
-                self._pane.new_generation()  # every step the page kept is out of date
-            self._pane.set_step(k, self._compose(parts))
+        self._pane_show(k, parts, fresh)
         self._clear_error()
         self._render_tree()
         # what an arrow key, Play or the step buttons ask for next, sent ahead when the kernel is idle
@@ -355,20 +352,8 @@ class MergeExplorer(Explorer):
         chart = f'<div style="align-self:flex-start;max-width:100%;overflow-x:auto">{chart}</div>' if chart else ""
         return header + merge + sentence + tables + chart
 
-    def _asked_for(self, k: int):
-        """The page asks for step ``k`` (the slider is there, or a pointer rests over it): send
-        it now; the steps being sent ahead around the last step can wait (a new step starts them
-        again)."""
-        self._warmer.cancel()
-        self._send_step(k)
-
-    def _send_step(self, k: int):
-        """Send step ``k`` to the page ahead of need (or because the page asked for it)."""
-        if self._hold or self.trace is None or self._bad_input is not None or not 0 <= k < len(self.trace):
-            return
-        if self._steps.key != self._step_key() or self._pane.has(k):
-            return
-        self._pane.push(k, self._compose(self._step_parts(k)))
+    def _last_step(self):
+        return None if self.trace is None else len(self.trace) - 1
 
     def _chart_svg(self, k: int) -> str:
         """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.svg`).
