@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bpe_viz import corpora, train_bpe, train_wordpiece
+from loop_support import without_a_running_loop
 from bpe_viz.widgets import CompareExplorer, MergeExplorer
 from bpe_viz.widgets.common import PROJECTOR
 from bpe_viz.widgets import step_pane
@@ -33,6 +34,7 @@ def docs_trace():
     return train_bpe(corpora.load("python-docs"), 300, preset="subword-nmt")
 
 
+@without_a_running_loop
 def test_pane_sends_each_step_once_per_generation():
     asked = []
     pane = StepPane(want=asked.append)
@@ -115,6 +117,7 @@ def test_what_every_step_depends_on_starts_a_new_generation(change):
         assert sent[-1][2] != sent[0][2]
 
 
+@without_a_running_loop
 def test_the_page_asks_for_a_jump_and_gets_it():
     ex = CompareExplorer("hf-course", 8)
     sent = Sent(ex._pane)
@@ -126,6 +129,7 @@ def test_the_page_asks_for_a_jump_and_gets_it():
     assert sent[0][2] == fresh._pane.html and 'data-bpe-chart-step="6"' in sent[0][2]
 
 
+@without_a_running_loop
 def test_idle_time_sends_the_next_steps_ahead(docs_trace):
     """In a running event loop (a kernel's), after showing k the explorer sends k+1, k-1, k+2...
     (what arrow keys and Play ask next), one step per turn of the loop."""
@@ -142,6 +146,7 @@ def test_idle_time_sends_the_next_steps_ahead(docs_trace):
     assert all(g == ex._pane.generation for g, _k, _h in sent)
 
 
+@without_a_running_loop
 def test_a_bad_input_sends_nothing():
     ex = MergeExplorer("sennrich2016", 10)
     sent = Sent(ex._pane)
@@ -160,6 +165,7 @@ def test_wordpiece_and_bpe_panes_have_their_own_ids():
     assert a._pane.pane_id != b._pane.pane_id and len(a._pane.pane_id) == 32
 
 
+@without_a_running_loop
 def test_a_burst_of_requests_is_answered_by_its_latest_two():
     """In a kernel (a running event loop), requests that arrive together (a fast drag asks for
     every step the handle passes) are answered on the loop's next turn, the latest two only,

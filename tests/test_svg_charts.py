@@ -34,6 +34,7 @@ from bpe_viz.view.svg import (
     pair_counts_svg,
     svg_texts,
 )
+from loop_support import without_a_running_loop
 
 SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 HF_COURSE = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
@@ -201,6 +202,7 @@ def test_explorers_draw_svg_live_and_png_on_demand():
     assert cx.chart_png.startswith(b"\x89PNG")
 
 
+@without_a_running_loop
 def test_warmer_prepares_the_next_steps_in_idle_time():
     """In a running event loop (as in a kernel) the explorer renders k+1 and k-1 after showing
     k and sends them to the page ahead (its StepPane keeps them: a move there needs no kernel)."""
