@@ -96,9 +96,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))  # the literal reference loop lives with the tests
 
 from bpe_viz import train_bpe  # noqa: E402
-from bpe_viz.engine.reference import recount_bpe as _recount_bpe  # noqa: E402
+from reference import recount_bpe as _recount_bpe  # noqa: E402
 
 try:  # written concurrently with this benchmark: report "not available" until it exists
     from bpe_viz import encode as _bpe_encode  # noqa: E402
@@ -107,7 +109,7 @@ except ImportError:
 from bpe_viz import train_unigram  # noqa: E402
 
 try:  # written concurrently with this benchmark: reported "not in this checkout" until it exists
-    from bpe_viz.engine.subword_text_encoder import train_subword_text_encoder  # noqa: E402
+    from bpe_viz.engine.subword_text_encoder.model import train_subword_text_encoder  # noqa: E402
 except ImportError:
     train_subword_text_encoder = None
 
@@ -322,7 +324,7 @@ def run_ours_long(seq: str, n: int):
 
 
 def recount_bpe(symbols, num_merges: int) -> list[tuple[tuple[str, str], int]]:
-    """minbpe's ``BasicTokenizer.train``, literally (``bpe_viz.engine.reference.recount_bpe``):
+    """minbpe's ``BasicTokenizer.train``, literally (``tests/reference.py.recount_bpe``):
     every step recounts every pair of the whole sequence; returns [(pair, count)]."""
     return _recount_bpe(symbols, num_merges)[0]
 
@@ -429,7 +431,7 @@ def gpt2_pretokens(text: str) -> list[str]:
     """The GPT-2 pattern's pieces of ``text`` (``regex.findall``, no special token split out)."""
     import regex
 
-    from bpe_viz.engine.pretokenize import GPT2_PATTERN
+    from bpe_viz.engine.text.pretokenize import GPT2_PATTERN
 
     return regex.findall(GPT2_PATTERN, text)
 
@@ -440,7 +442,7 @@ def gpt2_chunks(text: str, size: int = GPT_HF_CHUNK) -> list[str]:
     text's)."""
     import regex
 
-    from bpe_viz.engine.pretokenize import GPT2_PATTERN
+    from bpe_viz.engine.text.pretokenize import GPT2_PATTERN
 
     starts = [m.start() for m in regex.finditer(GPT2_PATTERN, text)]
     cuts, pos = [], size
@@ -485,7 +487,7 @@ def tiktoken_from_trace(trace):
     import tiktoken
 
     from bpe_viz import symbols_to_bytes
-    from bpe_viz.engine.pretokenize import GPT2_PATTERN
+    from bpe_viz.engine.text.pretokenize import GPT2_PATTERN
 
     special_ids = {trace.token_to_id(sp): sp for sp in trace.special_tokens}
     ranks: dict[bytes, int] = {}
@@ -538,8 +540,8 @@ class MinbpeLoop:
     def __init__(self, trace):
         import regex
 
-        from bpe_viz.engine.alphabet import BYTE_SYMBOLS
-        from bpe_viz.engine.pretokenize import GPT2_PATTERN
+        from bpe_viz.engine.text.alphabet import BYTE_SYMBOLS
+        from bpe_viz.engine.text.pretokenize import GPT2_PATTERN
 
         self.compiled_pattern = regex.compile(GPT2_PATTERN)
         sym = {BYTE_SYMBOLS[b]: b for b in range(256)}  # our symbol -> minbpe id
@@ -648,7 +650,7 @@ def bench_gpt(text: str, repeat: int, log) -> dict:
         train["ours"].append(secs)
         secs, hf_tok = timed(run_hf_gpt, chunks, vocab)
         train["hf"].append(secs)
-    from bpe_viz.engine.alphabet import bytes_to_symbols
+    from bpe_viz.engine.text.alphabet import bytes_to_symbols
 
     hf_pre = [p for c in chunks for p, _ in hf_tok.pre_tokenizer.pre_tokenize_str(c)]
     res["hf_pre_same"] = hf_pre == [bytes_to_symbols(p) for p in whole]
@@ -1176,7 +1178,7 @@ start = hwm()
 import pydoc_data.topics
 if which == "ours":
     sys.path.insert(0, root)
-    from bpe_viz.engine.unigram import train_unigram
+    from bpe_viz.engine.unigram.model import train_unigram
 else:
     import sentencepiece as spm
 imported = hwm()
@@ -1550,7 +1552,7 @@ def report_unigram(res: dict) -> tuple[list, list, str]:
     ste = res["ste"]
     if ste is None:
         t_ste = ""
-        ste_md = "`bpe_viz.engine.subword_text_encoder` is not in this checkout: not measured.\n"
+        ste_md = "`bpe_viz.engine.subword_text_encoder.model` is not in this checkout: not measured.\n"
     else:
         rows_ste = []
         for t in ste:
@@ -1619,7 +1621,7 @@ the ratios are reported, not targeted.
 {t_mem}
 
 Fresh processes, one per figure (`_UNIGRAM_RSS_CHILD` in this benchmark), each importing only its
-competitor (ours `bpe_viz.engine.unigram`, which loads the `bpe_viz` package; `sentencepiece`),
+competitor (ours `bpe_viz.engine.unigram.model`, which loads the `bpe_viz` package; `sentencepiece`),
 loading the documentation text and its lines, then training (ours keeping every round, the trace
 alive at the end; sentencepiece to an `io.BytesIO` model, loaded). "RSS growth": the rise of the
 peak resident set (`VmHWM` of `/proc/self/status`) during training; "peak RSS": the whole process's

@@ -8,7 +8,7 @@ import pytest
 
 from bpe_viz import best_pair, from_symbol_dict, iter_bpe, train_bpe
 
-from bpe_viz.engine.reference import reference_bpe
+from reference import reference_bpe
 
 WORDS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -203,7 +203,7 @@ TRICKY = [
 
 
 def _expected_join(word, trace):
-    from bpe_viz.engine.alphabet import bytes_to_symbols
+    from bpe_viz.engine.text.alphabet import bytes_to_symbols
 
     c = trace.convention
     return (bytes_to_symbols(word) if c.byte_level else word) + (c.end_of_word or "")

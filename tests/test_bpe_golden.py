@@ -9,7 +9,7 @@ import pytest
 
 from bpe_viz import Convention, best_pair, from_symbol_dict, iter_bpe, merge_symbols, train_bpe
 
-from bpe_viz.engine.reference import reference_bpe
+from reference import reference_bpe
 
 # -- (a) Sennrich, Haddow & Birch 2016 ------------------------------------------------------
 
@@ -294,7 +294,7 @@ def test_gage1994_compression_example():
 
 
 def test_stop_reasons():
-    """Stop reasons (bpe_viz.engine.trace.STOP_REASONS) on the published examples above: the 2016 toy
+    """Stop reasons (bpe_viz.engine.merges.trace.STOP_REASONS) on the published examples above: the 2016 toy
     dictionary runs out of budget, Gage's string runs out of frequent pairs, and with
     min_frequency 1 the toy dictionary runs out of pairs."""
     assert train_bpe(SENNRICH_WORDS, 10).stop_reason == "num_merges"
@@ -318,7 +318,7 @@ def test_iter_bpe_on_golden():
 
 
 def test_convention_describe_defaults():
-    """bpe_viz.engine.trace.Convention.describe docstring: the default convention in words."""
+    """bpe_viz.engine.merges.trace.Convention.describe docstring: the default convention in words."""
     assert Convention().describe() == (
         'BPE; end-of-word marker "</w>" as its own symbol; ties: first pair met; min_frequency 2'
     )

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bpe_viz import best_pair, iter_bpe, train_bpe
-from bpe_viz.engine.alphabet import BYTE_SYMBOLS, bytes_to_symbols
+from bpe_viz.engine.text.alphabet import BYTE_SYMBOLS, bytes_to_symbols
 
-from bpe_viz.engine.reference import reference_bpe
+from reference import reference_bpe
 
 # letters that collide with the markers' text, regex metacharacters, a backslash, a precomposed
 # and a combining accent, a Hangul syllable (3 UTF-8 bytes) and an emoji (4 bytes, astral)

@@ -17,8 +17,8 @@ MODULES = sorted(
 
 def test_modules_found():
     """The package's modules are all discovered, in every layer (so the parametrized test is not empty)."""
-    for name in ("bpe_viz.engine.bpe", "bpe_viz.engine.trace", "bpe_viz.engine.markers",
-                 "bpe_viz.engine.ranking", "bpe_viz.view.html", "bpe_viz.widgets.merge",
+    for name in ("bpe_viz.engine.bpe.model", "bpe_viz.engine.merges.trace", "bpe_viz.engine.text.markers",
+                 "bpe_viz.engine.merges.ranking", "bpe_viz.view.html", "bpe_viz.widgets.merge",
                  "bpe_viz.interop.subword_nmt"):
         assert name in MODULES
 

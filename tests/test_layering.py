@@ -99,7 +99,7 @@ def test_the_checker_catches_a_wrong_import(tmp_path):
     assert "bpe_viz.widgets" in found
 
 
-MODEL_MODULES = {"bpe_viz.engine.bpe", "bpe_viz.engine.wordpiece", "bpe_viz.engine.model"}
+MODEL_MODULES = {"bpe_viz.engine.bpe.model", "bpe_viz.engine.wordpiece.model", "bpe_viz.engine.merges.model"}
 
 
 @pytest.mark.parametrize("name,package,path", ALL, ids=[n for n, _, _ in ALL])

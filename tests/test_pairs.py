@@ -1,9 +1,9 @@
-"""bpe_viz.engine.pairs and .recorder: the training state and the history, checked where they
+"""bpe_viz.engine.merges.pairs and .recorder: the training state and the history, checked where they
 are subtle — long words kept as linked lists, and steps rebuilt across many checkpoints.
 
 Every word is made "long" (``PairIndex.LONG = 0``) and checkpoints are made after almost every
 merge (``History.CHECKPOINT_WORK = 1``), then the engine must still equal the literal reference
-trainer (:mod:`bpe_viz.engine.reference`) merge for merge and snapshot for snapshot. A single
+trainer (:mod:`tests/reference.py`) merge for merge and snapshot for snapshot. A single
 long sequence must give minbpe's merges (Karpathy's ``BasicTokenizer``: recount every pair each
 step, take the most frequent, the first met among equals) and keep only what each merge changed.
 """
@@ -15,9 +15,9 @@ import contextlib
 from hypothesis import HealthCheck, given, settings
 
 from bpe_viz import train_bpe, train_wordpiece
-from bpe_viz.engine.pairs import MergeAt, PairIndex
-from bpe_viz.engine.recorder import History
-from bpe_viz.engine.reference import recount_bpe, reference_bpe
+from bpe_viz.engine.merges.pairs import MergeAt, PairIndex
+from bpe_viz.engine.merges.recorder import History
+from reference import recount_bpe, reference_bpe
 
 from test_bpe_properties import cases
 

@@ -1,4 +1,4 @@
-"""bpe_viz.engine.pretokenize: how text is cut into words, and back. Whitespace is the classic
+"""bpe_viz.engine.text.pretokenize: how text is cut into words, and back. Whitespace is the classic
 presets' rule (the 2016 paper, SLP3, subword-nmt); a pattern or a function lets a teacher try
 their own, and training, encoding and decoding all follow the trace's pre-tokenizer."""
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_viz import decode, encode, encode_word, train_bpe, train_wordpiece
-from bpe_viz.engine.pretokenize import Pattern, Whitespace, get_pre_tokenizer
+from bpe_viz.engine.text.pretokenize import Pattern, Whitespace, get_pre_tokenizer
 
 KEEP_SPACES = r" ?\w+| ?[^\w\s]+|\s+"  # a GPT-2-like pattern with the re module: pieces keep their space
 

@@ -1,4 +1,4 @@
-"""bpe_viz.engine.ranking: the tie rules, each against the tool it comes from.
+"""bpe_viz.engine.merges.ranking: the tie rules, each against the tool it comes from.
 
 "first" and "lexicographic" are checked against the literal reference trainer in
 test_bpe_properties; "bytes" against CS336's reference merges in test_gpt. Here: "hf", Hugging
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bpe_viz import best_pair, train_bpe
-from bpe_viz.engine.ranking import TIE_RULES
+from bpe_viz.engine.merges.ranking import TIE_RULES
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external"
 

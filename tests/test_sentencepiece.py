@@ -26,7 +26,7 @@ spm = pytest.importorskip("sentencepiece", reason="sentencepiece is not installe
 import regex  # noqa: E402  (a dependency of bpe_viz)
 
 from bpe_viz import decode, encode, encode_word, train_bpe  # noqa: E402
-from bpe_viz.engine.corpora import EXAMPLES, python_docs_text  # noqa: E402
+from bpe_viz.engine.text.corpora import EXAMPLES, python_docs_text  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external"
 

@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_viz.engine import corpora
-from bpe_viz.engine.corpus import word_counts
-from bpe_viz.engine.subword_text_encoder import (NUM_BYTES, UNDERSCORE_REPLACEMENT, SubwordEncoder,
+from bpe_viz.engine.text.corpus import word_counts
+from bpe_viz.engine.subword_text_encoder.model import (NUM_BYTES, UNDERSCORE_REPLACEMENT, SubwordEncoder,
                                                  SubwordTextEncoderTrace, train_subword_text_encoder)
 from tfds_reference import corpus_generator, load_tfds_subword_text_encoder, tfds_version
 

@@ -328,7 +328,7 @@ def test_visual_layer_never_prints_or_displays(capsys, toy):
 def test_dropdown_choices_come_from_the_engine_tables():
     """Every engine preset and tie rule is offered; a new one shows up without widget code."""
     from bpe_viz import PRESETS
-    from bpe_viz.engine.ranking import TIE_RULES
+    from bpe_viz.engine.merges.ranking import TIE_RULES
     from bpe_viz.widgets.common import PRESET_CHOICES, TIE_CHOICES
 
     assert set(PRESETS) <= set(PRESET_CHOICES)

@@ -11,23 +11,23 @@ The layers above (:mod:`bpe_viz.view`, :mod:`bpe_viz.widgets`) import from here;
 imports them.
 """
 
-from . import corpora
-from .alphabet import BYTE_SYMBOLS, bytes_to_symbols, symbols_to_bytes
-from .bpe import PRESETS, BPE, iter_bpe, replay_bpe, train_bpe
-from .corpus import SymbolCorpus, WordCounts, from_symbol_dict, normalize, word_counts
+from .text import corpora
+from .text.alphabet import BYTE_SYMBOLS, bytes_to_symbols, symbols_to_bytes
+from .bpe.model import PRESETS, BPE, iter_bpe, replay_bpe, train_bpe
+from .text.corpus import SymbolCorpus, WordCounts, from_symbol_dict, normalize, word_counts
 from .encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
-from .markers import ContinuingPrefix, EndOfWord, Marker, NoMarker, marker_from
-from .model import MODELS, Model, initial_symbols
-from .pretokenize import PRE_TOKENIZERS, Pattern, PreTokenizer, Whitespace, get_pre_tokenizer
-from .ranking import TIE_BREAKS, TIE_RULES, TieRule, best_pair, wordpiece_score
-from .symbols import merge_symbols
-from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
-from .training import Training
-from .wordpiece import WordPiece, iter_wordpiece, train_wordpiece
-from .sentencepiece import SentencePieceBPE
-from .unigram import UnigramTrace, train_unigram
-from .subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
-from .quiz import Question, merge_tree, quiz_questions
+from .text.markers import ContinuingPrefix, EndOfWord, Marker, NoMarker, marker_from
+from .merges.model import MODELS, Model, initial_symbols
+from .text.pretokenize import PRE_TOKENIZERS, Pattern, PreTokenizer, Whitespace, get_pre_tokenizer
+from .merges.ranking import TIE_BREAKS, TIE_RULES, TieRule, best_pair, wordpiece_score
+from .text.symbols import merge_symbols
+from .merges.trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
+from .merges.training import Training
+from .wordpiece.model import WordPiece, iter_wordpiece, train_wordpiece
+from .bpe.sentencepiece import SentencePieceBPE
+from .unigram.model import UnigramTrace, train_unigram
+from .subword_text_encoder.model import SubwordTextEncoderTrace, train_subword_text_encoder
+from .merges.quiz import Question, merge_tree, quiz_questions
 
 __all__ = [
     "corpora", "BYTE_SYMBOLS", "bytes_to_symbols", "symbols_to_bytes",

@@ -3,9 +3,9 @@
 What is common to every model lives here: cutting the text with the trace's pre-tokenizer,
 Unicode normalization, token ids (``trace.id_to_token``), character offsets, unknown characters
 and decoding. How one word is segmented is the model's (``trace.model``): BPE applies the learned
-merges by rank (:mod:`~bpe_viz.engine.bpe`), WordPiece takes the greedy longest match
-(:mod:`~bpe_viz.engine.wordpiece`). Where a word ends is the marker's
-(:mod:`~bpe_viz.engine.markers`).
+merges by rank (:mod:`~bpe_viz.engine.bpe.model`), WordPiece takes the greedy longest match
+(:mod:`~bpe_viz.engine.wordpiece.model`). Where a word ends is the marker's
+(:mod:`~bpe_viz.engine.text.markers`).
 
 Example::
 
@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from itertools import accumulate, chain
 from functools import cached_property
 
-from .alphabet import BYTE_SET, symbols_to_bytes
-from .corpus import normalize
-from .pretokenize import split_specials
-from .applyopts import check_glossaries, check_vocabulary, isolate_glossaries, vocabulary_splitter
-from .markers import EndOfWord
-from .trace import Trace
+from .text.alphabet import BYTE_SET, symbols_to_bytes
+from .text.corpus import normalize
+from .text.pretokenize import split_specials
+from .bpe.applyopts import check_glossaries, check_vocabulary, isolate_glossaries, vocabulary_splitter
+from .text.markers import EndOfWord
+from .merges.trace import Trace
 
 __all__ = ["encode", "decode", "encode_word", "Encoding", "WordWalkthrough", "EncodeStep"]
 
@@ -270,11 +270,11 @@ def encode(text: str, trace: Trace, num_merges: int | None = None, *, allowed_sp
     probability, draw for draw as subword-nmt's ``apply_bpe --dropout`` after
     ``random.seed(seed)`` (one stream across the whole text; ``seed=None``: unseeded). The
     global ``random`` state is never touched. On a SentencePiece trace, dropout follows
-    SentencePiece's sampling instead (see :mod:`~bpe_viz.engine.sentencepiece`).
+    SentencePiece's sampling instead (see :mod:`~bpe_viz.engine.bpe.sentencepiece`).
 
     ``glossaries`` (regular expressions) and ``vocabulary`` (``{unit: count}`` as
     ``subword-nmt get-vocab`` writes it) with ``vocabulary_threshold`` are subword-nmt's
-    apply-bpe options (:mod:`~bpe_viz.engine.applyopts`): a glossary match is kept whole and
+    apply-bpe options (:mod:`~bpe_viz.engine.bpe.applyopts`): a glossary match is kept whole and
     the parts around it are encoded as words of their own; a unit counted fewer than
     ``vocabulary_threshold`` times is split back along its merges.
 

@@ -27,8 +27,8 @@ import json
 import os
 from pathlib import Path
 
-from ..engine.bpe import BPE, replay_bpe
-from ..engine.trace import Trace
+from ..engine.bpe.model import BPE, replay_bpe
+from ..engine.merges.trace import Trace
 
 __all__ = ["read_merges", "write_merges"]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import os
 
-from ..engine.bpe import BPE
-from ..engine.markers import EndOfWord
-from ..engine.pretokenize import AsciiSpace, Whitespace
-from ..engine.trace import Trace
-from ..engine.training import check_num_merges
+from ..engine.bpe.model import BPE
+from ..engine.text.markers import EndOfWord
+from ..engine.text.pretokenize import AsciiSpace, Whitespace
+from ..engine.merges.trace import Trace
+from ..engine.merges.training import check_num_merges
 from .gpt2 import read_merges
 
 __all__ = ["to_hf_tokenizer", "from_hf_tokenizer"]

@@ -4,7 +4,7 @@
   (``#version: 0.2`` when the marker is glued to the last character, ``#version: 0.1`` when
   ``</w>`` is a symbol of its own), one ``left right`` line per merge.
 * :func:`replay_codes`: a codes file learned elsewhere, replayed over a corpus with
-  :func:`bpe_viz.engine.bpe.replay_bpe`, so it can be stepped through like a training run.
+  :func:`bpe_viz.engine.bpe.model.replay_bpe`, so it can be stepped through like a training run.
 * :func:`to_apply_bpe`: an :class:`~bpe_viz.engine.encoding.Encoding` written the way
   ``subword-nmt apply-bpe`` writes its output (``lo@@ west``), to compare line for line.
 
@@ -26,9 +26,9 @@ from __future__ import annotations
 import io
 import os
 
-from ..engine.bpe import BPE, replay_bpe
-from ..engine.trace import Trace
-from ..engine.training import check_num_merges
+from ..engine.bpe.model import BPE, replay_bpe
+from ..engine.merges.trace import Trace
+from ..engine.merges.training import check_num_merges
 
 __all__ = ["write_codes", "read_codes", "replay_codes", "to_apply_bpe"]
 

@@ -3,7 +3,7 @@ matplotlib Axes (:mod:`.charts`). Nothing here trains, encodes, displays or prin
 (:mod:`bpe_viz.widgets`) put what these return on screen.
 """
 
-from ..engine.trace import set_html_renderer
+from ..engine.merges.trace import set_html_renderer
 from .html import snapshot_html, trace_html
 
 set_html_renderer(snapshot_html, trace_html)

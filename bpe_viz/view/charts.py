@@ -29,7 +29,7 @@ import io
 import logging
 import weakref
 
-from ..engine.trace import Snapshot, Trace
+from ..engine.merges.trace import Snapshot, Trace
 
 __all__ = [
     "font_families",

@@ -1,7 +1,7 @@
 """Pure HTML rendering: colored token segments, the merge just made, and the three tables.
 
-Every function here takes plain engine values (a :class:`~bpe_viz.engine.trace.Snapshot`, a
-:class:`~bpe_viz.engine.trace.Merge`, an :class:`~bpe_viz.engine.encoding.Encoding`, a tuple of symbols) and
+Every function here takes plain engine values (a :class:`~bpe_viz.engine.merges.trace.Snapshot`, a
+:class:`~bpe_viz.engine.merges.trace.Merge`, an :class:`~bpe_viz.engine.encoding.Encoding`, a tuple of symbols) and
 returns an HTML **string**; nothing is displayed, printed or stored. :mod:`bpe_viz.view.charts` is the
 matplotlib sibling; :mod:`bpe_viz.widgets` only puts these strings into widgets.
 
@@ -34,7 +34,7 @@ import html
 import hashlib
 import re
 
-from ..engine.alphabet import BYTE_SET, symbols_to_bytes
+from ..engine.text.alphabet import BYTE_SET, symbols_to_bytes
 import weakref
 from collections.abc import Sequence
 from fractions import Fraction

@@ -1,12 +1,12 @@
 """The quiz as HTML: a question (the state before a merge, pair counts hidden) and its answer
 (the choices with their counts revealed, the winner, the reason). Pure functions of a trace and
-a :class:`~bpe_viz.engine.quiz.Question`, styled like :mod:`.html`; the
+a :class:`~bpe_viz.engine.merges.quiz.Question`, styled like :mod:`.html`; the
 :class:`~bpe_viz.widgets.QuizExplorer` puts them on screen, a notebook can show them as they are.
 
 Example::
 
     >>> from bpe_viz import train_bpe
-    >>> from bpe_viz.engine.quiz import quiz_questions
+    >>> from bpe_viz.engine.merges.quiz import quiz_questions
     >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
     >>> q = quiz_questions(trace)[0]
     >>> "which pair does merge 1 take?" in question_html(trace, q)
@@ -69,7 +69,7 @@ def question_html(trace, question, *, number: int | None = None, of: int | None 
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> from bpe_viz.engine.quiz import quiz_questions
+        >>> from bpe_viz.engine.merges.quiz import quiz_questions
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
         >>> out = question_html(trace, quiz_questions(trace)[3], number=4, of=10)
         >>> "Question 4 of 10" in out, "Words at step 3" in out, "Pairs at step" in out
@@ -103,7 +103,7 @@ def answer_html(trace, question, picked=None, *, size: float = 1.0) -> str:
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> from bpe_viz.engine.quiz import quiz_questions
+        >>> from bpe_viz.engine.merges.quiz import quiz_questions
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
         >>> q = quiz_questions(trace)[0]
         >>> wrong = next(p for p in q.choices if p != q.answer)
@@ -179,7 +179,7 @@ def summary_html(trace, questions, picks, *, size: float = 1.0) -> str:
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> from bpe_viz.engine.quiz import quiz_questions
+        >>> from bpe_viz.engine.merges.quiz import quiz_questions
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
         >>> qs = quiz_questions(trace, n=2)
         >>> out = summary_html(trace, qs, [qs[0].answer, None])

@@ -32,7 +32,7 @@ import re
 import unicodedata
 import weakref
 
-from ..engine.trace import Snapshot, Trace
+from ..engine.merges.trace import Snapshot, Trace
 from .charts import BLUE, DIFF_BG, GREY, ORANGE, SKY, VERMILLION, compression_curve, merge_sequences, pair_notes
 
 __all__ = [

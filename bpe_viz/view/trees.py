@@ -1,6 +1,6 @@
 """Merge trees as nested boxes: how a token was built, merge by merge (pure HTML/CSS).
 
-:func:`bpe_viz.engine.quiz.merge_tree` gives the tree as data; this draws it the way
+:func:`bpe_viz.engine.merges.quiz.merge_tree` gives the tree as data; this draws it the way
 :mod:`.html` draws everything else (inline styles, escaped text, colored chips with dimmed
 markers). A token made by a merge is a box titled with the token and "merge N"; inside, its
 two parts side by side with a "+" between them, each a box of its own, down to the initial
@@ -19,7 +19,7 @@ Example::
 
 from __future__ import annotations
 
-from ..engine.quiz import merge_tree
+from ..engine.merges.quiz import merge_tree
 from .html import _box, _check_size, _e, display_text, token_color, token_html
 
 __all__ = ["merge_tree_html", "merge_trees_html", "walkthrough_trees_html", "no_tree_html", "MAX_BOXES"]

@@ -1,7 +1,7 @@
 """A Unigram training run as HTML: the round's header, the Δloss table with its cut line, and
 the lattice of one word (every way to cut it, the Viterbi path, the ties).
 
-The sibling of :mod:`.html` for :func:`~bpe_viz.engine.unigram.train_unigram` traces: BPE's
+The sibling of :mod:`.html` for :func:`~bpe_viz.engine.unigram.model.train_unigram` traces: BPE's
 views show the pair a merge takes, these show the pieces a round *removes*. Same rules: pure
 functions of engine objects, inline styles, every piece and message escaped, a piece keeps its
 color (:func:`~bpe_viz.view.html.token_color`) and its border, ``▁`` drawn dimmed. The charts
@@ -30,7 +30,7 @@ import math
 import weakref
 from typing import NamedTuple
 
-from ..engine.markers import BeginOfWord
+from ..engine.text.markers import BeginOfWord
 from .html import (
     _CHOSEN_STYLE,
     _TIE_BADGE_STYLE,
@@ -150,7 +150,7 @@ class RankedPiece(NamedTuple):
 class RemovalRanking(NamedTuple):
     """The pieces a round ranked, the smallest removal loss first: ``rows[:cut]`` were
     removed, ``rows[cut:]`` kept. ``others``: pieces the round removed for another reason
-    (:class:`~bpe_viz.engine.unigram.Removed` with ``loss`` ``None``)."""
+    (:class:`~bpe_viz.engine.unigram.model.Removed` with ``loss`` ``None``)."""
 
     rows: tuple
     cut: int

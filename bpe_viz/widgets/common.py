@@ -18,8 +18,8 @@ import ipywidgets as widgets
 import traitlets
 
 from ..engine import corpora
-from ..engine.bpe import PRESET_TITLES, PRESETS
-from ..engine.ranking import TIE_RULES
+from ..engine.bpe.model import PRESET_TITLES, PRESETS
+from ..engine.merges.ranking import TIE_RULES
 from ..view.charts import figure_png
 from ..view.html import error_html, image_html, page_html
 from .step_pane import ViewPart
@@ -63,7 +63,7 @@ _CHART_DPI = 64  # modest: a slider step must stay fast; scaled by the size opti
 
 
 def corpus_choices():
-    """(name -> label, load(name), name -> sample sentence) from :mod:`bpe_viz.engine.corpora`."""
+    """(name -> label, load(name), name -> sample sentence) from :mod:`bpe_viz.engine.text.corpora`."""
     labels = {n: corpora.describe(n) for n in corpora.CORPUS_NAMES}
     return labels, corpora.load, dict(corpora.SAMPLES)
 

@@ -58,7 +58,7 @@ class MergeExplorer(Explorer):
     """Step through the merges of one training run with a slider (or Play).
 
     ``MergeExplorer("sennrich2016", 10)`` trains on a bundled corpus (a name from
-    :mod:`bpe_viz.engine.corpora`, your own text, or a word-count dict); a textbook corpus comes with its
+    :mod:`bpe_viz.engine.text.corpora`, your own text, or a word-count dict); a textbook corpus comes with its
     textbook's preset unless you pass ``preset``. ``MergeExplorer.from_trace(trace)`` shows a trace
     you already have. Set ``explorer.step = k`` to move the slider from code; set ``preset``,
     ``tie_break`` or ``num_merges`` (or use the controls) to train again.

@@ -1,7 +1,7 @@
 """QuizExplorer: predict the next merge. The learner sees the words before a merge (pair counts
 hidden), picks a pair, then sees the counts, the winner and why (its count, or the tie rule).
 
-The questions come from :func:`bpe_viz.engine.quiz.quiz_questions` (ties first, a seed for
+The questions come from :func:`bpe_viz.engine.merges.quiz.quiz_questions` (ties first, a seed for
 the order, so a whole class gets the same quiz); the pictures from :mod:`bpe_viz.view.quiz`.
 
 Keyboard: the "keys" box takes 1–4 (up to 8 when a tie needs more buttons) to answer and Enter
@@ -28,8 +28,8 @@ import traitlets
 
 from ..engine import bpe as _bpe
 from ..engine import corpora
-from ..engine.quiz import MAX_CHOICES, quiz_questions
-from ..engine.trace import Trace
+from ..engine.merges.quiz import MAX_CHOICES, quiz_questions
+from ..engine.merges.trace import Trace
 from ..view.html import display_text, message_html
 from ..view.quiz import answer_html, question_html, summary_html
 from .common import PRESET_CHOICES, Explorer, check_merges

@@ -84,9 +84,9 @@ class UnigramExplorer(Explorer):
     """Step through the rounds of a Unigram training run with a slider (or Play).
 
     ``UnigramExplorer(corpus, vocab_size=12, flavour="hf-course")`` trains on a bundled corpus
-    (a name from :mod:`bpe_viz.engine.corpora`), your text, or a word-count dict;
+    (a name from :mod:`bpe_viz.engine.text.corpora`), your text, or a word-count dict;
     ``UnigramExplorer(trace)`` shows a trace you already trained. ``initial_vocab`` and
-    ``seed_size`` go to :func:`~bpe_viz.engine.unigram.train_unigram` (hf-course, the corpus
+    ``seed_size`` go to :func:`~bpe_viz.engine.unigram.model.train_unigram` (hf-course, the corpus
     passed in). ``word``: the word whose lattice is shown. Set ``explorer.step = k`` to move the
     slider from code; set ``flavour`` or ``vocab_size`` (or use the controls) to train again.
 

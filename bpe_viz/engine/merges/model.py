@@ -3,7 +3,7 @@
 Every layer asks the trace's model instead of testing an algorithm name: how pairs are ranked
 (BPE by count, WordPiece by score), how a word is encoded (apply the learned merges, or greedy
 longest match) and how the convention reads in words. The models live in their own files
-(:mod:`~bpe_viz.engine.bpe`, :mod:`~bpe_viz.engine.wordpiece`) and register here, so a third
+(:mod:`~bpe_viz.engine.bpe.model`, :mod:`~bpe_viz.engine.wordpiece.model`) and register here, so a third
 model is a third file.
 
 Shared by all models: :func:`initial_symbols`, the symbols a word starts from (its characters or
@@ -11,7 +11,7 @@ UTF-8 byte symbols, then the convention's marker).
 
 Example::
 
-    >>> from bpe_viz.engine.trace import Convention
+    >>> from bpe_viz.engine.merges.trace import Convention
     >>> initial_symbols("low", Convention(end_of_word="</w>", attach_end_of_word=True))
     ('l', 'o', 'w</w>')
     >>> initial_symbols("low", Convention(end_of_word="_"))
@@ -20,7 +20,7 @@ Example::
 
 from __future__ import annotations
 
-from .alphabet import bytes_to_symbols
+from ..text.alphabet import bytes_to_symbols
 
 __all__ = ["Model", "MODELS", "register", "initial_symbols"]
 

@@ -18,7 +18,7 @@ either a one-character string or the unique object :data:`MARKER`. Only the publ
 (:func:`show`) spells the marker as its text. So a word ``"snake_case"`` with the marker ``"_"``
 keeps its literal underscore apart from the marker, exactly as the engine promises.
 
-Nothing here imports the rest of the engine except :func:`bpe_viz.engine.alphabet.bytes_to_symbols` (the GPT-2 byte
+Nothing here imports the rest of the engine except :func:`bpe_viz.engine.text.alphabet.bytes_to_symbols` (the GPT-2 byte
 table, which is data, not algorithm).
 """
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .alphabet import bytes_to_symbols
+from bpe_viz.engine.text.alphabet import bytes_to_symbols
 
 __all__ = ["MARKER", "RefResult", "reference_bpe", "recount_bpe", "ref_word_counts", "show", "initial_atoms"]
 

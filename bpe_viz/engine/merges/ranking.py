@@ -137,7 +137,7 @@ class ShorterPiece(TieRule):
     """The pair that makes the shorter piece (in characters), then the smaller piece by code
     points (SentencePiece's BPE trainer, ``bpe_model_trainer.cc``). Two pairs that make the same
     piece (``aa a`` and ``a aa``) tie on both; SentencePiece then keeps the first made and skips
-    the other for good (see :class:`~bpe_viz.engine.sentencepiece.SentencePieceBPE`)."""
+    the other for good (see :class:`~bpe_viz.engine.bpe.sentencepiece.SentencePieceBPE`)."""
 
     name = "shorter"
     takes = "shorter piece, then the smaller string (as SentencePiece)"

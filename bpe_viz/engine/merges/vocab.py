@@ -29,7 +29,7 @@ Example::
 
 from __future__ import annotations
 
-from .alphabet import BYTE_SYMBOLS
+from ..text.alphabet import BYTE_SYMBOLS
 
 __all__ = ["IdTable", "ID_LAYOUTS", "GPT2_BYTE_ORDER"]
 

@@ -5,7 +5,7 @@ is ever outside the alphabet. GPT-2 shows each byte as a visible character: prin
 bytes stand for themselves, the 68 others (space, control bytes, ...) are moved to code points
 256 and up, which is why a space shows as ``Ġ``.
 
-How it differs from :mod:`bpe_viz.engine.corpus`: that module turns text into words; this one
+How it differs from :mod:`bpe_viz.engine.text.corpus`: that module turns text into words; this one
 turns a word into the symbols training starts from, when ``byte_level=True``.
 
 Example::

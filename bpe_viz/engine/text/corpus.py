@@ -3,9 +3,9 @@
 This module knows nothing about merges. It turns what a learner pastes (text, a list of words,
 a ``{word: count}`` mapping, or the paper's pre-split ``{"l o w </w>": 5}`` dictionary) into one
 shape, :class:`WordCounts`: distinct words in order of first appearance with their counts. Text is cut into words by a
-pre-tokenizer (:mod:`~bpe_viz.engine.pretokenize`) after an optional Unicode normalization
+pre-tokenizer (:mod:`~bpe_viz.engine.text.pretokenize`) after an optional Unicode normalization
 (NFC keeps a Hangul syllable whole, NFD splits it into jamo); the byte view of a word is in
-:mod:`~bpe_viz.engine.alphabet`.
+:mod:`~bpe_viz.engine.text.alphabet`.
 
 Example::
 
@@ -111,7 +111,7 @@ def word_counts(corpus, normalization: str | None = None, argname: str = "corpus
     """Turn raw text, an iterable of words, or a mapping word -> count into :class:`WordCounts`.
 
     Raw text is cut by ``pre_tokenizer`` (default: split on whitespace, ``str.split()``, so words
-    never contain whitespace; see :mod:`~bpe_viz.engine.pretokenize`), after the
+    never contain whitespace; see :mod:`~bpe_viz.engine.text.pretokenize`), after the
     ``special_tokens`` are cut out (they are not words). Words of an iterable or
     mapping are taken as they are (they may contain spaces).
 

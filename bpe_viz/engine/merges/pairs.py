@@ -19,7 +19,7 @@ Positions name a symbol by where it starts, which a merge never moves: the chara
 short word, the index of the first initial symbol in a long word. The "first pair met" tie rule
 keeps each pair's first position ``(word index, position)`` up to date from them.
 
-How it differs from :mod:`bpe_viz.engine.recorder`: this is the mutable present of one training
+How it differs from :mod:`bpe_viz.engine.merges.recorder`: this is the mutable present of one training
 run; the recorder writes down what each merge changed, for the trace to replay.
 
 Example::
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from array import array
 
-from .symbols import pair_offsets
+from ..text.symbols import pair_offsets
 
 __all__ = ["PairIndex", "Change", "MergeAt", "LongState"]
 

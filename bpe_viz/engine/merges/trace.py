@@ -2,7 +2,7 @@
 
 A :class:`Trace` is a sequence: ``trace[0]`` is the state before any merge, ``trace[k]`` the
 state after ``k`` merges. What it stores, and how a step is rebuilt, is the recorder's business
-(:mod:`bpe_viz.engine.recorder`); a :class:`Snapshot` is a read-only view of one step, computed
+(:mod:`bpe_viz.engine.merges.recorder`); a :class:`Snapshot` is a read-only view of one step, computed
 lazily and cached. What differs between algorithms is asked of ``trace.model`` (ranking and
 encoding), ``trace.marker`` (the marker convention) and ``trace.tie_rule``.
 
@@ -22,10 +22,10 @@ from functools import cached_property
 from itertools import chain, compress
 
 from . import ranking
-from .alphabet import BYTE_SET, BYTE_SYMBOLS, symbols_to_bytes
-from .markers import Marker, marker_from
+from ..text.alphabet import BYTE_SET, BYTE_SYMBOLS, symbols_to_bytes
+from ..text.markers import Marker, marker_from
 from .model import MODELS, Model, initial_symbols
-from .pretokenize import PreTokenizer, Whitespace
+from ..text.pretokenize import PreTokenizer, Whitespace
 from .recorder import History
 from .vocab import IdTable
 
@@ -59,8 +59,8 @@ class Convention:
     """The conventions a trace was trained with (each source picks its own).
 
     The fields are the keyword arguments of the trainers; the behaviour they select is an
-    object each: ``marker`` (:mod:`~bpe_viz.engine.markers`, from ``end_of_word``,
-    ``attach_end_of_word`` and ``prefix``), ``tie_rule`` (:mod:`~bpe_viz.engine.ranking`),
+    object each: ``marker`` (:mod:`~bpe_viz.engine.text.markers`, from ``end_of_word``,
+    ``attach_end_of_word`` and ``prefix``), ``tie_rule`` (:mod:`~bpe_viz.engine.merges.ranking`),
     ``model`` (from ``algorithm``) and ``pre_tokenizer``. ``describe()`` says them in words.
     """
 
@@ -78,7 +78,7 @@ class Convention:
     special_tokens: tuple[str, ...] = ()
     #: ``None``: the symbols seen in training (unseen ones are unknown); ``"bytes"``: all 256
     initial_alphabet: str | None = None
-    #: how ids are numbered (see :mod:`~bpe_viz.engine.vocab`)
+    #: how ids are numbered (see :mod:`~bpe_viz.engine.merges.vocab`)
     id_layout: str = "unk-first"
     #: SentencePiece's ``▁`` in front of each word (instead of an end-of-word marker)
     begin_of_word: str | None = None
@@ -319,7 +319,7 @@ class Snapshot:
 
     def encode(self, text: str):
         """``text`` encoded with the merges learned up to this step (an Encoding)."""
-        from .encoding import encode
+        from ..encoding import encode
 
         return encode(text, self.trace, self.step)
 
@@ -737,7 +737,7 @@ class Trace(Sequence):
 
     @property
     def id_to_token(self) -> list[str]:
-        """Token strings by id. Ids are stable and documented (:mod:`~bpe_viz.engine.vocab`);
+        """Token strings by id. Ids are stable and documented (:mod:`~bpe_viz.engine.merges.vocab`);
         by default 0 is ``unk_token``; then the initial symbols in order of first appearance;
         then (marker glued to the last character only) the missing plain/final spelling of each
         seen character; then merged tokens in the order they were made; then special tokens.

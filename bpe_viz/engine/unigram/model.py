@@ -26,7 +26,7 @@ Two flavours, each exact against its source:
   array, and it stops before pruning). Each line is a sentence (``normalization_rule_name=
   "identity"``); rare characters become unknown (``character_coverage``). Seeds are the
   substrings that repeat in the UTF-8 text and branch there (the nodes of its suffix tree), at
-  most 16 characters, valid pieces only (see :func:`~bpe_viz.engine.sentencepiece.valid_piece`),
+  most 16 characters, valid pieces only (see :func:`~bpe_viz.engine.bpe.sentencepiece.valid_piece`),
   scored frequency x length, with the characters first. A round runs two EM steps (expected
   counts by forward-backward; pieces expected less than 0.5 times are dropped; the M-step uses
   ``digamma(count) - digamma(total)``), then prunes: a piece whose own best cut splits it, or
@@ -60,8 +60,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .pretokenize import SentencePieceSpace
-from .sentencepiece import _ANY, _NOT_CHARACTERS, required_characters, script_of
+from ..text.pretokenize import SentencePieceSpace
+from ..text.scripts import ANY_SCRIPT, NOT_CHARACTERS, f32 as _f32, f32_all as _f32_all, required_characters, script_of
 
 __all__ = ["FLAVOURS", "train_unigram", "UnigramTrace", "UnigramSnapshot", "Removed", "UnigramEncoding",
            "UnigramWalkthrough", "metaspace_words"]
@@ -73,18 +73,6 @@ MARK = "\u2581"  # ▁ : "a space was here"
 UNK_CHAR = "\u2585"  # ▅ : SentencePiece's stand-in for a character it does not keep
 UNK_PENALTY = 10.0  # an unknown character scores the lowest piece's score minus this
 SP_META = ("<unk>", "<s>", "</s>")
-
-_F = array("f", [0.0])
-
-
-def _f32(x: float) -> float:
-    """``x`` rounded to a 32-bit float (SentencePiece stores scores as ``float``)."""
-    _F[0] = x
-    return _F[0]
-
-
-def _f32_all(values) -> list:
-    return array("f", values).tolist()
 
 
 def _digamma(x: float) -> float:
@@ -547,7 +535,7 @@ def _sp_encode_word(word, scores, maxlen, unk):
     isunk = [False] * (n + 1)
     best[0] = 0.0
     get = scores.get
-    F = _F
+    F = array("f", [0.0])  # a 32-bit float cell: sums round as the C++ rounds them
     for s in range(n):
         base = best[s]
         single = False
@@ -814,19 +802,19 @@ def _sp_seeds(sentences: list[str], max_len: int, seed_size: int = 1_000_000):
         n = len(word)
         after_word = 0 if at_end else _first_byte(MARK)
         for i in range(n):
-            prev = _ANY
+            prev = ANY_SCRIPT
             for j in range(i, min(n, i + max_len)):
                 ch = word[j]
                 if ch == MARK:
                     if j > i:
                         break
                 else:
-                    if ch in _NOT_CHARACTERS or ch == UNK_CHAR:
+                    if ch in NOT_CHARACTERS or ch == UNK_CHAR:
                         break
                     sc = script_of(ch)
                     if sc == "INHERITED":
                         sc = prev
-                    if prev is not _ANY and sc is not _ANY and sc != prev:
+                    if prev is not ANY_SCRIPT and sc is not ANY_SCRIPT and sc != prev:
                         break
                     prev = sc
                 if j == i:
@@ -946,7 +934,7 @@ def _sp_rounds(sentences, vocab_size, coverage, max_len, sub_iterations, callbac
     char_counts: Counter = Counter()
     for s in sentences:
         char_counts.update(s)
-    required = required_characters({c: n for c, n in char_counts.items() if c not in _NOT_CHARACTERS}, coverage)
+    required = required_characters({c: n for c, n in char_counts.items() if c not in NOT_CHARACTERS}, coverage)
     if vocab_size < len(required) + len(SP_META):
         raise ValueError(f"vocab_size must be at least {len(required) + len(SP_META)} (the {len(required)} characters "
                          f"this corpus needs plus <unk>, <s> and </s>), got {vocab_size}")

@@ -1,6 +1,6 @@
 """train_wordpiece: WordPiece training by score, with exact Fraction scores; WordPiece encoding.
 
-How it differs from its sibling :mod:`bpe_viz.engine.bpe`: BPE merges the most *frequent* pair.
+How it differs from its sibling :mod:`bpe_viz.engine.bpe.model`: BPE merges the most *frequent* pair.
 WordPiece, as the Hugging Face NLP course teaches it (chapter 6), merges the pair with the best
 
     score(a, b) = count(ab) / (count(a) * count(b))
@@ -28,13 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .encoding import EncodeStep, WordWalkthrough
-from .model import Model, register
-from .pairs import PairIndex
-from .ranking import best_by_score, rank, wordpiece_score
-from .recorder import Recorder
-from .training import UNSET as _UNSET, Training, check_num_merges, prepare, resolve_convention
-from .trace import Merge, Trace
+from ..encoding import EncodeStep, WordWalkthrough
+from ..merges.model import Model, register
+from ..merges.pairs import PairIndex
+from ..merges.ranking import best_by_score, rank, wordpiece_score
+from ..merges.recorder import Recorder
+from ..merges.training import UNSET as _UNSET, Training, check_num_merges, prepare, resolve_convention
+from ..merges.trace import Merge, Trace
 
 __all__ = ["train_wordpiece", "iter_wordpiece", "wordpiece_encode_pieces", "WordPiece"]
 
@@ -75,7 +75,7 @@ register(WordPiece())
 
 def iter_wordpiece(corpus, num_merges: int = 10, *, prefix: str = "##", tie_break: str = "first",
                    normalization=_UNSET, pre_tokenizer=_UNSET):
-    """Like :func:`train_wordpiece`, but returns a :class:`~bpe_viz.engine.training.Training`."""
+    """Like :func:`train_wordpiece`, but returns a :class:`~bpe_viz.engine.merges.training.Training`."""
     num_merges = check_num_merges(num_merges)
     conv = resolve_convention(None, {}, {}, algorithm="wordpiece", end_of_word=None, prefix=prefix,
                               tie_break=tie_break, min_frequency=1, normalization=normalization,

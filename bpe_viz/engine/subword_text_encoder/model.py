@@ -1,7 +1,7 @@
 """train_subword_text_encoder: TFDS's SubwordTextEncoder, built top down, one search step at a time.
 
-How it differs from its siblings. :mod:`~bpe_viz.engine.bpe` and
-:mod:`~bpe_viz.engine.wordpiece` build a vocabulary *bottom up*: start from characters, glue the
+How it differs from its siblings. :mod:`~bpe_viz.engine.bpe.model` and
+:mod:`~bpe_viz.engine.wordpiece.model` build a vocabulary *bottom up*: start from characters, glue the
 best pair, repeat, one new token per step. SubwordTextEncoder (tensor2tensor's, by Noam Shazeer;
 kept in TensorFlow Datasets as ``tfds.deprecated.text.SubwordTextEncoder``) works *top down*:
 
@@ -71,7 +71,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from .corpus import WordCounts
+from ..text.corpus import WordCounts
 
 __all__ = [
     "train_subword_text_encoder",

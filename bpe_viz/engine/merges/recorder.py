@@ -1,11 +1,11 @@
 """The recorder: what every trainer writes down, merge by merge, so any step can be rebuilt.
 
-A :class:`~bpe_viz.engine.trace.Trace` does **not** copy the word dictionary after every merge
+A :class:`~bpe_viz.engine.merges.trace.Trace` does **not** copy the word dictionary after every merge
 (on Python's documentation text that would be about 1.6 MB a merge). Its :class:`History` keeps
 
 * for every merge, which words it changed and their new symbols (each word changes at most
   ``len(word)`` times in a whole run, so this is small) — for a long word, only the positions
-  merged (:class:`~bpe_viz.engine.pairs.MergeAt`), so one long sequence costs what it changes;
+  merged (:class:`~bpe_viz.engine.merges.pairs.MergeAt`), so one long sequence costs what it changes;
 * for every merge, the pair-count changes as compact ``(pair id, delta)`` arrays, and how many
   occurrences it merged (the token counts follow from those);
 * every so often a checkpoint: the segmentation list and the pair and token counts as arrays,
@@ -20,7 +20,7 @@ Trainers use it through :class:`Recorder` only::
     ...  change = state.apply(pair, token); rec.record(merge, change)
     rec.finish("num_merges")
 
-How it differs from :mod:`bpe_viz.engine.pairs`: that is the mutable present of a run; this is
+How it differs from :mod:`bpe_viz.engine.merges.pairs`: that is the mutable present of a run; this is
 its past, append-only.
 """
 
@@ -187,7 +187,7 @@ class Recorder:
         h.checkpoint(state, self.token_counts)
 
     def record(self, merge, change: Change):
-        """Append ``merge`` (a :class:`~bpe_viz.engine.trace.Merge`) and what it changed."""
+        """Append ``merge`` (a :class:`~bpe_viz.engine.merges.trace.Merge`) and what it changed."""
         h = self.history
         pair, tok = merge._pair_internal, merge._token_internal
         h.record(pair, tok, change)

@@ -2,8 +2,8 @@
 convention (defaults, then a preset, then what you passed), prepare the corpus, and hand out a
 :class:`Training` you can iterate merge by merge.
 
-How it differs from the model modules: nothing here chooses a merge. :mod:`~bpe_viz.engine.bpe`
-and :mod:`~bpe_viz.engine.wordpiece` call these helpers and run their own loop.
+How it differs from the model modules: nothing here chooses a merge. :mod:`~bpe_viz.engine.bpe.model`
+and :mod:`~bpe_viz.engine.wordpiece.model` call these helpers and run their own loop.
 
 Example::
 
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from .alphabet import bytes_to_symbols
-from .corpus import NORMALIZATIONS, SymbolCorpus, word_counts
-from .markers import marker_from
+from ..text.alphabet import bytes_to_symbols
+from ..text.corpus import NORMALIZATIONS, SymbolCorpus, word_counts
+from ..text.markers import marker_from
 from .model import initial_symbols
-from .pretokenize import check_special_tokens, get_pre_tokenizer
+from ..text.pretokenize import check_special_tokens, get_pre_tokenizer
 from .ranking import get_tie_rule
 from .trace import Convention, Merge, Trace
 from .vocab import ID_LAYOUTS

@@ -1,11 +1,11 @@
 """SentencePiece's BPE (``model_type="bpe"``), as sentencepiece 0.2.3 trains and encodes it.
 
-The same algorithm as :mod:`~bpe_viz.engine.bpe` (merge the most frequent pair), with the rules
+The same algorithm as :mod:`~bpe_viz.engine.bpe.model` (merge the most frequent pair), with the rules
 that make Llama's or T5's vocabulary differ from the textbook's on the same text:
 
 * **the marker is in front**: each word starts with ``▁`` (U+2581, "a space was here") as a
-  symbol of its own (:class:`~bpe_viz.engine.markers.BeginOfWord`), so ``▁t`` and ``▁the``
-  are merges like any other; each line is a sentence (:class:`~bpe_viz.engine.pretokenize.
+  symbol of its own (:class:`~bpe_viz.engine.text.markers.BeginOfWord`), so ``▁t`` and ``▁the``
+  are merges like any other; each line is a sentence (:class:`~bpe_viz.engine.text.pretokenize.
   SentencePieceSpace`);
 * **not every pair may merge** (``IsValidSentencePiece``): ``▁`` only at the start of a piece,
   one Unicode script per piece (digits and punctuation are "Common", so ``a1`` and ``e.`` are
@@ -41,101 +41,12 @@ Example::
 from __future__ import annotations
 
 import heapq
-import struct
-from functools import lru_cache
 
-import regex
+from .model import BPE, per_k
+from ..merges.model import register
+from ..text.scripts import NOT_CHARACTERS, f32, required_characters, valid_piece
 
-from .bpe import BPE, per_k
-from .model import register
-
-__all__ = ["SentencePieceBPE", "script_of", "valid_piece", "required_characters"]
-
-
-# -- which pieces may exist -------------------------------------------------------------------
-
-def _script_pattern():
-    import regex._regex_core as core  # the Unicode script names the regex module knows
-
-    names: dict[int, str] = {}
-    for name, value in core.PROPERTIES["SCRIPT"][1].items():
-        if value and name.isidentifier():
-            names.setdefault(value, name)  # the first name of each script is its long name
-    return regex.compile("|".join(f"(?P<{n}>\\p{{Script={n}}})" for n in names.values()))
-
-
-# sentencepiece 0.2.3 neither counts nor keeps these: they stay unknown (found by comparison)
-_NOT_CHARACTERS = frozenset("\x00\x1f")
-
-_SCRIPTS = None
-_ANY = None
-_HAN_LIKE = {"HIRAGANA", "KATAKANA"}
-
-
-@lru_cache(maxsize=65536)
-def script_of(ch: str) -> str:
-    """The Unicode script of one character (``"LATIN"``, ``"COMMON"``, ``"HAN"``, ...), as
-    SentencePiece groups them: Hiragana, Katakana and the long vowel mark ``ー`` count as Han."""
-    global _SCRIPTS
-    if _SCRIPTS is None:
-        _SCRIPTS = _script_pattern()
-    if ch == "\u30fc":
-        return "HAN"
-    m = _SCRIPTS.match(ch)
-    name = m.lastgroup if m else "UNKNOWN"
-    return "HAN" if name in _HAN_LIKE else name
-
-
-def valid_piece(piece: str, max_length: int | None = 16, marker: str = "\u2581") -> bool:
-    """Whether SentencePiece may make ``piece``: ``marker`` only at its start, one script (a
-    combining mark takes the script before it), at most ``max_length`` characters.
-
-    Example::
-
-        >>> valid_piece("▁the"), valid_piece("the▁"), valid_piece("e."), valid_piece("..")
-        (True, False, False, True)
-    """
-    if max_length is not None and len(piece) > max_length:
-        return False
-    prev = _ANY
-    for i, ch in enumerate(piece):
-        if ch == marker:
-            if i:
-                return False
-            continue
-        if ch in _NOT_CHARACTERS or ch == "\u2585":
-            return False
-        s = script_of(ch)
-        if s == "INHERITED":
-            s = prev
-        if prev is not _ANY and s is not _ANY and s != prev:
-            return False
-        prev = s
-    return True
-
-
-def _f32(x: float) -> float:
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
-def required_characters(counts: dict, coverage: float, show=str) -> list:
-    """The alphabet SentencePiece keeps: characters by count (then code point), taken while the
-    share covered so far is below ``coverage`` (in 32-bit floats, as the C++ compares them).
-
-    Example::
-
-        >>> required_characters({"a": 5, "b": 3, "c": 1, "d": 1}, 0.9)
-        ['a', 'b', 'c']
-    """
-    total = sum(counts.values())
-    target = _f32(coverage)
-    out, acc = [], 0
-    for ch, n in sorted(counts.items(), key=lambda t: (-t[1], show(t[0]))):
-        if total and _f32(acc / total) >= target:
-            break
-        acc += n
-        out.append(ch)
-    return out
+__all__ = ["SentencePieceBPE", "PIECE_RULE"]
 
 
 # -- the model --------------------------------------------------------------------------------
@@ -160,7 +71,7 @@ class SentencePieceBPE(BPE):
     def prepare_trace(self, trace):
         h = trace._history
         seen = dict(zip(h.base_symbols, h.base_counts))
-        counts = {c: n for c, n in seen.items() if c not in _NOT_CHARACTERS}
+        counts = {c: n for c, n in seen.items() if c not in NOT_CHARACTERS}
         required = required_characters(counts, trace.convention.character_coverage, trace._show)
         trace._alphabet = tuple(required)
         trace._unknown_chars = frozenset(seen) - set(required)

@@ -145,7 +145,7 @@ class SentencePieceSpace(AsciiSpace):
     """SentencePiece's cut with ``normalization_rule_name="identity"``: each line is a sentence;
     runs of ASCII spaces fold into one and the ends are stripped (``remove_extra_whitespaces``);
     each word is what lies between spaces (tabs and U+00A0 stay inside; the ``▁`` in front of
-    each word is the marker's, :class:`~bpe_viz.engine.markers.BeginOfWord`).
+    each word is the marker's, :class:`~bpe_viz.engine.text.markers.BeginOfWord`).
 
     Training skips what SentencePiece's trainer skips: a line longer than 4,192 bytes, a line
     holding its reserved ``▅`` (U+2585), and it reads ``<unk>``, ``<s>`` and ``</s>`` in the

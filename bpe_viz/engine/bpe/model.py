@@ -3,7 +3,7 @@ encoding by learned-merge rank (subword-nmt's apply-bpe).
 
 Training (Sennrich, Haddow & Birch 2016, Algorithm 1): count every adjacent pair, weighted by
 word frequency; merge the most frequent everywhere; repeat. The counts are kept up to date
-incrementally (:mod:`~bpe_viz.engine.pairs`); the best pair comes from a heap keyed on
+incrementally (:mod:`~bpe_viz.engine.merges.pairs`); the best pair comes from a heap keyed on
 (count, tie rule), with stale entries skipped when they surface.
 
 Encoding (apply-bpe, and the 2016 paper's encoder): split a word into its initial symbols, then
@@ -11,7 +11,7 @@ repeatedly take the *lowest-rank* learned pair present and merge all its non-ove
 occurrences left to right, until no learned pair remains. (It is not "replay every merge in
 order": a word skips merges it has no pair for.) Ranks are merge numbers, 1-based.
 
-How it differs from its sibling :mod:`~bpe_viz.engine.wordpiece`: BPE picks the most *frequent*
+How it differs from its sibling :mod:`~bpe_viz.engine.wordpiece.model`: BPE picks the most *frequent*
 pair and encodes by merge rank; WordPiece picks the best count(ab) / (count(a)·count(b)) and
 encodes by greedy longest match.
 """
@@ -22,15 +22,15 @@ import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from .corpus import SymbolCorpus
-from .encoding import EncodeStep, WordWalkthrough
-from .model import Model, register
-from .pairs import PairIndex
-from .ranking import TIE_BREAKS, best_pair
-from .recorder import Recorder
-from .training import (UNSET as _UNSET, Training, check_num_merges, check_vocab_size, merges_for, prepare,
+from ..text.corpus import SymbolCorpus
+from ..encoding import EncodeStep, WordWalkthrough
+from ..merges.model import Model, register
+from ..merges.pairs import PairIndex
+from ..merges.ranking import TIE_BREAKS, best_pair
+from ..merges.recorder import Recorder
+from ..merges.training import (UNSET as _UNSET, Training, check_num_merges, check_vocab_size, merges_for, prepare,
                        resolve_convention)
-from .trace import Merge, Trace
+from ..merges.trace import Merge, Trace
 
 __all__ = ["train_bpe", "iter_bpe", "replay_bpe", "best_pair", "PRESETS", "PRESET_TITLES", "TIE_BREAKS", "Training", "BPE"]
 
@@ -209,14 +209,14 @@ def train_bpe(
     * ``normalization`` [None]: Unicode form applied first ("NFC", "NFD", ...);
     * ``pre_tokenizer`` ["whitespace"]: how raw text is cut into words: a name ("whitespace",
       "gpt2", "gpt4", "subword-nmt", "sentencepiece"), a regular expression or a function (see
-      :mod:`bpe_viz.engine.pretokenize`);
+      :mod:`bpe_viz.engine.text.pretokenize`);
     * ``begin_of_word`` [None]: a marker in front of each word instead (SentencePiece's "▁");
     * ``character_coverage`` [1.0]: the share of the text's characters the alphabet covers;
       rarer characters are unknown and never merged (SentencePiece: 0.9995);
     * ``max_piece_length`` [None]: the longest token a merge may make (SentencePiece: 16).
 
     ``preset="sentencepiece"`` is SentencePiece's BPE (``model_type="bpe"``, identity
-    normalization), merge for merge and id for id: see :mod:`bpe_viz.engine.sentencepiece`.
+    normalization), merge for merge and id for id: see :mod:`bpe_viz.engine.bpe.sentencepiece`.
     There ``vocab_size`` counts ``<unk> <s> </s>``, and one above what SentencePiece accepts for
     the corpus is a ValueError naming the largest it accepts.
 
