@@ -80,7 +80,7 @@ def test_one_long_sequence_equals_minbpes_recount_loop(docs_text):
     for k in (60, 37, 25, 1, 0):
         assert trace[k].segmentation[seq] == tuple(recount_bpe(seq, k)[1]), k
     # the history keeps the positions each merge changed, not a copy of the sequence per merge
-    entries = trace._history._chg_syms
+    entries = trace.history._chg_syms
     assert entries and all(isinstance(s, MergeAt) for s in entries)
     assert sum(len(s.left) for s in entries) == sum(trace.merged_occurrences)
 

@@ -48,7 +48,7 @@ def test_hf_rule_reproduces_tokenizers_unit_test():
     trace = train_bpe(dict(tt["word_counts_unordered"]), 100, preset="hf-tokenizers",
                       min_frequency=tt["min_frequency"])
     assert [list(m.pair) for m in trace.merges] == [list(p) for p in tt["expected_merges_in_rank_order"]]
-    assert {tok: trace._hf_id(tok) for tok in tt["expected_vocab"]} == tt["expected_vocab"]
+    assert {tok: trace.hf_id(tok) for tok in tt["expected_vocab"]} == tt["expected_vocab"]
 
 
 def test_hf_rule_reproduces_bpetrainer_on_corpus_en():

@@ -315,7 +315,7 @@ def test_isolate_glossary_cases_of_subword_nmt(word, glossary):
     """subword-nmt's own test_glossaries.py cases, against its isolate_glossary."""
     from subword_nmt.apply_bpe import isolate_glossary
 
-    from bpe_viz.engine.bpe.applyopts import isolate_glossaries
+    from bpe_viz.engine.merges.applyopts import isolate_glossaries
 
     assert [s for s, _ in isolate_glossaries(word, [glossary])] == isolate_glossary(word, glossary)
 

@@ -86,8 +86,8 @@ def read_merges(path_or_lines, vocab=None, special_tokens=None) -> Trace:
     trace = replay_bpe([], merges, end_of_word=None, byte_level=True, initial_alphabet="bytes",
                        pre_tokenizer="gpt2", special_tokens=special_tokens or (), id_layout="gpt2")
     if vocab is not None:
-        trace._explicit_vocab = dict(vocab)
-        trace._ids  # build now, so a vocabulary that misses a token fails here, not at encode time
+        trace.explicit_vocab = dict(vocab)
+        trace.id_table  # build now, so a vocabulary that misses a token fails here, not at encode time
     return trace
 
 

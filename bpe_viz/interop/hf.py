@@ -46,13 +46,13 @@ def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
             "trace: Hugging Face BPE has no separate end-of-word symbol; train with "
             "attach_end_of_word=True (end_of_word_suffix) or end_of_word=None"
         )
-    if trace._remap:
+    if trace.remaps_marker:
         raise ValueError("trace: a corpus word contains the marker text; Hugging Face BPE would confuse the two")
     k = len(trace.merges) if num_merges is None else check_num_merges(num_merges)
     if k > len(trace.merges):
         raise ValueError(f"num_merges must be between 0 and {len(trace.merges)}, got {k}")
     table = trace.id_to_token
-    n_fixed = 1 + len(trace.base_symbols) + len(trace._completion_symbols)
+    n_fixed = 1 + len(trace.base_symbols) + len(trace.completion_symbols)
     vocab: dict[str, int] = {}
     for i, tok in enumerate(table[: n_fixed + k]):
         vocab.setdefault(tok, i)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ..text.corpus import SymbolCorpus
-from ..encoding import EncodeStep, WordWalkthrough
+from ..merges.encoding import EncodeStep, WordWalkthrough
 from ..merges.model import Model, register
 from ..merges.pairs import PairIndex
 from ..merges.ranking import TIE_BREAKS, best_pair
@@ -96,7 +96,7 @@ class BPE(Model):
 
     def segmenter(self, trace, k):
         ranks = _ranks(trace, k)
-        m = trace._internal_marker
+        m = trace.internal_marker
         c = trace.convention
         if c.byte_level or c.begin_of_word is not None:
             initial = trace.initial_symbols
@@ -125,8 +125,8 @@ class BPE(Model):
         initial = trace.initial_symbols(word)
         record: list = []
         final = self.encode_recorded(initial, trace, k, record)
-        show = trace._show_tuple if trace._remap else tuple
-        sh = trace._show
+        show = trace.show_tuple if trace.remaps_marker else tuple
+        sh = trace.show
         steps = tuple(
             EncodeStep(show(before), tuple(((sh(a), sh(b)), r) for (a, b), r in cands),
                        (sh(pair[0]), sh(pair[1])), rank, show(after))
@@ -256,9 +256,9 @@ def _steps(trace: Trace, initial, freqs, num_merges: int, vocab_size: int | None
     state = PairIndex(initial, freqs, positional)
     rec = Recorder(trace, state)
     counts, first = state.counts, state.first
-    show = trace._show
+    show = trace.show
     int_keys = any("\U0010ffff" in show(s) for s in trace.base_symbols)
-    key = rule.keyer(show, int_keys, trace._to_bytes, trace._hf_id)
+    key = rule.keyer(show, int_keys, trace.to_bytes, trace.hf_id)
     allowed = model.pair_filter(trace)
     unique = model.one_piece_per_string
     tail = model.zero_count_tail and not positional
@@ -286,7 +286,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int, vocab_size: int | None
     heapq.heapify(heap)
     heappop, heappush = heapq.heappop, heapq.heappush
     join = trace.marker.join
-    m = trace._internal_marker
+    m = trace.internal_marker
     reason = "num_merges"
 
     step = 0
@@ -329,7 +329,7 @@ def _steps(trace: Trace, initial, freqs, num_merges: int, vocab_size: int | None
             heapq.heapify(heap)
     if reason == "no_pairs" and tail:
         # SentencePiece: every word is one symbol; the pairs seen before still count, at 0
-        merged = set(trace._history.merged_pairs)
+        merged = set(trace.history.merged_pairs)
         for pair in sorted((p for p in seen if p not in merged and p not in skipped), key=lambda p: key(p, None)):
             if step >= num_merges:
                 reason = "num_merges"
@@ -383,11 +383,11 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
     rec = Recorder(trace, state)
     join = trace.marker.join
     for step, (a, b) in enumerate(merges, 1):
-        pair = (trace._internal(a), trace._internal(b))
+        pair = (trace.internal(a), trace.internal(b))
         tok = join(pair[0], pair[1], marker)
         count = state.counts.get(pair, 0)
         change = state.apply(pair, tok)
-        rec.record(Merge(step, (a, b), trace._show(tok), count, None, trace, pair, tok), change)
+        rec.record(Merge(step, (a, b), trace.show(tok), count, None, trace, pair, tok), change)
     rec.finish("num_merges")
     return trace
 
@@ -413,7 +413,7 @@ def per_k(trace: Trace, name: str, k: int, key) -> dict:
 def _ranks(trace: Trace, k: int) -> dict:
     """internal pair -> 1-based rank, for the first k merges (a replayed list may repeat a pair:
     its first rank)."""
-    return per_k(trace, "_rank_cache", k, lambda m: m._pair_internal)
+    return per_k(trace, "_rank_cache", k, lambda m: m.pair_internal)
 
 
 def _apply(symbols: tuple, ranks: dict, record: list | None = None) -> tuple:

@@ -69,17 +69,17 @@ class SentencePieceBPE(BPE):
                 "encodes by piece (earliest piece first)"]
 
     def prepare_trace(self, trace):
-        h = trace._history
+        h = trace.history
         seen = dict(zip(h.base_symbols, h.base_counts))
         counts = {c: n for c, n in seen.items() if c not in NOT_CHARACTERS}
-        required = required_characters(counts, trace.convention.character_coverage, trace._show)
-        trace._alphabet = tuple(required)
-        trace._unknown_chars = frozenset(seen) - set(required)
+        required = required_characters(counts, trace.convention.character_coverage, trace.show)
+        trace.alphabet = tuple(required)
+        trace.unknown_chars = frozenset(seen) - set(required)
 
     def pair_filter(self, trace):
-        unknown = trace._unknown_chars
+        unknown = trace.unknown_chars
         limit = trace.convention.max_piece_length
-        show = trace._show
+        show = trace.show
         marker = trace.marker.text
         cache: dict = {}
 
@@ -120,7 +120,7 @@ SentencePieceBPE.encoder_rule = PIECE_RULE
 
 def _piece_ranks(trace, k: int) -> dict:
     """internal piece -> the step that made it, for the first ``k`` merges (cached)."""
-    return per_k(trace, "_piece_rank_cache", k, lambda m: m._token_internal)
+    return per_k(trace, "_piece_rank_cache", k, lambda m: m.token_internal)
 
 
 def _merge_pieces(symbols: tuple, ranks: dict, p: float = 0.0, rng=None, record: list | None = None) -> tuple:

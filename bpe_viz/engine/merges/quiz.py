@@ -285,7 +285,7 @@ def _first_made(trace) -> tuple[dict[str, int], set]:
         made: dict[str, int] = {}
         for m in trace.merges:
             made.setdefault(m.token, m.step)
-        cached = (len(trace.merges), made, {trace._show(s) for s in trace.base_symbols})
+        cached = (len(trace.merges), made, {trace.show(s) for s in trace.base_symbols})
         _MADE[trace] = cached
     return cached[1], cached[2]
 

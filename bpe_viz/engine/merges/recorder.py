@@ -180,7 +180,7 @@ class Recorder:
     def __init__(self, trace, state: PairIndex):
         self.trace = trace
         self.state = state
-        self.history = h = trace._history
+        self.history = h = trace.history
         for p in state.counts:  # pair ids in first-met order
             h.pid(p)
         self.token_counts = list(h.base_counts)
@@ -189,9 +189,9 @@ class Recorder:
     def record(self, merge, change: Change):
         """Append ``merge`` (a :class:`~bpe_viz.engine.merges.trace.Merge`) and what it changed."""
         h = self.history
-        pair, tok = merge._pair_internal, merge._token_internal
+        pair, tok = merge.pair_internal, merge.token_internal
         h.record(pair, tok, change)
-        self.trace._append(merge)
+        self.trace.append_merge(merge)
         tc = self.token_counts
         tc.append(0)
         occ = change.occurrences

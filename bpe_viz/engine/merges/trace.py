@@ -24,6 +24,8 @@ from itertools import chain, compress
 from . import ranking
 from ..text.alphabet import BYTE_SET, BYTE_SYMBOLS, symbols_to_bytes
 from ..text.markers import Marker, marker_from
+from ..protocol import Tokenizer
+from .encoder import decode_ids, encode_one_word, encode_text
 from .model import MODELS, Model, initial_symbols
 from ..text.pretokenize import PreTokenizer, Whitespace
 from .recorder import History
@@ -138,13 +140,13 @@ class Merge:
     token: str
     count: int
     score: Fraction | None = None
-    _trace: "Trace" = field(default=None, repr=False, compare=False)
-    _pair_internal: tuple = field(default=None, repr=False, compare=False)
-    _token_internal: str = field(default=None, repr=False, compare=False)
+    trace: "Trace" = field(default=None, repr=False, compare=False)
+    pair_internal: tuple = field(default=None, repr=False, compare=False)
+    token_internal: str = field(default=None, repr=False, compare=False)
 
     @cached_property
     def tied(self) -> tuple[tuple[str, str], ...]:
-        return self._trace._tied(self.step) if self._trace is not None else ()
+        return self.trace.tied_pairs(self.step) if self.trace is not None else ()
 
     def __eq__(self, other):
         if not isinstance(other, Merge):
@@ -206,14 +208,14 @@ class Snapshot:
 
     @cached_property
     def _state(self):
-        return self.trace._history.rebuild(self.step)
+        return self.trace.history.rebuild(self.step)
 
     @cached_property
     def segmentation(self) -> dict[str, tuple[str, ...]]:
         seg = self._state[0]
         t = self.trace
-        if t._remap:
-            show = t._show_tuple
+        if t.remaps_marker:
+            show = t.show_tuple
             return dict(zip(t.words, (show(s) for s in seg)))
         return dict(zip(t.words, seg))
 
@@ -224,13 +226,13 @@ class Snapshot:
     @cached_property
     def pair_counts(self) -> dict[tuple[str, str], int]:
         counts = self._state[1]
-        pairs = self.trace._history.pairs
+        pairs = self.trace.history.pairs
         table = dict(compress(zip(pairs, counts), counts))  # the pairs that occur (count > 0)
-        if self.trace._remap:
+        if self.trace.remaps_marker:
             # subtle: a literal "_" and the marker "_" are different symbols inside, but spelled
             # alike here; their pairs add up, as a recount of the shown segmentation would.
             # ranked_pairs keeps them apart.
-            show = self.trace._show
+            show = self.trace.show
             shown: dict = {}
             for (a, b), c in table.items():
                 k = (show(a), show(b))
@@ -246,11 +248,11 @@ class Snapshot:
         seen: set = set()
         t = self.trace
         counts = self._state[2]
-        for tok_internal, idx in t._history.token_slots(self.step):
+        for tok_internal, idx in t.history.token_slots(self.step):
             if idx in seen:
                 continue
             seen.add(idx)
-            pub = t._show(tok_internal)
+            pub = t.show(tok_internal)
             out[pub] = out.get(pub, 0) + counts[idx]
         return out
 
@@ -258,7 +260,7 @@ class Snapshot:
     def vocab(self) -> tuple[VocabEntry, ...]:
         t = self.trace
         counts = self._state[2]
-        show = t._show
+        show = t.show
         entries = [VocabEntry(show(tok), 0, counts[i]) for i, tok in enumerate(t.base_symbols)]
         slots = t._merge_slots()
         merges = t.merges
@@ -287,7 +289,7 @@ class Snapshot:
         newest = range(self.step - 1, max(self.step - n, 0) - 1, -1)  # merge indexes, newest first
         out = [VocabEntry(merges[j].token, j + 1, counts[slots[j]]) for j in newest]
         if len(out) < n:  # then the initial symbols, last first
-            base, show = t.base_symbols, t._show
+            base, show = t.base_symbols, t.show
             rest = range(len(base) - 1, max(len(base) - (n - len(out)), 0) - 1, -1)
             out += [VocabEntry(show(base[i]), 0, counts[i]) for i in rest]
         return tuple(out)
@@ -315,13 +317,11 @@ class Snapshot:
         exact = self.__dict__.get("_exact")
         if exact is None:
             exact = self.__dict__["_exact"] = self.trace._exact(self)
-        return exact(self.trace._internal_pair(pair), count)
+        return exact(self.trace.internal_pair(pair), count)
 
     def encode(self, text: str):
         """``text`` encoded with the merges learned up to this step (an Encoding)."""
-        from ..encoding import encode
-
-        return encode(text, self.trace, self.step)
+        return self.trace.encode(text, self.step)
 
     @property
     def num_pairs(self) -> int:
@@ -361,12 +361,12 @@ class Snapshot:
         if len(tied) == 1:
             return tied[0]
         t = self.trace
-        internal = [t._internal_pair(p) for p in tied]
+        internal = [t.internal_pair(p) for p in tied]
         order = t._first_met(self, internal) if t.tie_rule.positional else None
         ranked = ranking.rank([(p, 0) for p in internal], dict.fromkeys(internal, 0), t.tie_rule, order,
-                              t._show, t._to_bytes, t._hf_id)
+                              t.show, t.to_bytes, t.hf_id)
         a, b = ranked[0][0]
-        return (t._show(a), t._show(b))
+        return (t.show(a), t.show(b))
 
     # -- pandas views ------------------------------------------------------------------
     def words_frame(self):
@@ -417,7 +417,7 @@ class Snapshot:
         return None if _HTML_RENDERER is None else _HTML_RENDERER(self)
 
 
-class Trace(Sequence):
+class Trace(Sequence, Tokenizer):
     """The whole history of one training run: ``trace[k]`` is the :class:`Snapshot` after k merges.
 
     ``len(trace) == len(trace.merges) + 1``. ``trace.stop_reason`` says why training stopped
@@ -435,40 +435,40 @@ class Trace(Sequence):
         self.merges: list[Merge] = []
         self.stop_reason = "running"
         marker = self.marker.text
-        self._internal_marker = internal_marker if internal_marker is not None else marker
-        self._remap = marker is not None and self._internal_marker != marker
+        self.internal_marker = internal_marker if internal_marker is not None else marker
+        self.remaps_marker = marker is not None and self.internal_marker != marker
         alphabet = BYTE_SYMBOLS if convention.initial_alphabet == "bytes" else ()
-        self._history = History(initial, self.counts, alphabet)
-        self._explicit_vocab = None  # a {token: id} mapping read with the merges, if any
+        self.history = History(initial, self.counts, alphabet)
+        self.explicit_vocab = None  # a {token: id} mapping read with the merges, if any
         #: the alphabet in id order when the model chooses it (SentencePiece), else None
-        self._alphabet: tuple[str, ...] | None = None
+        self.alphabet: tuple[str, ...] | None = None
         #: initial symbols that are never merged and have no id (below character_coverage)
-        self._unknown_chars: frozenset = frozenset()
+        self.unknown_chars: frozenset = frozenset()
         #: initial symbols in order of first appearance (internal spelling)
-        self.base_symbols: tuple[str, ...] = self._history.base_symbols
+        self.base_symbols: tuple[str, ...] = self.history.base_symbols
         self._cache: dict[int, Snapshot] = {}
 
     # -- spelling ------------------------------------------------------------------------
-    def _show(self, s: str) -> str:
-        return s.replace(self._internal_marker, self.marker.text) if self._remap else s
+    def show(self, s: str) -> str:
+        return s.replace(self.internal_marker, self.marker.text) if self.remaps_marker else s
 
-    def _show_tuple(self, syms):
-        r = self._internal_marker
+    def show_tuple(self, syms):
+        r = self.internal_marker
         m = self.marker.text
         return tuple(s.replace(r, m) for s in syms)
 
-    def _internal(self, token: str) -> str:
-        if self._remap:
-            return token.replace(self.marker.text, self._internal_marker)
+    def internal(self, token: str) -> str:
+        if self.remaps_marker:
+            return token.replace(self.marker.text, self.internal_marker)
         return token
 
-    def _to_bytes(self, public: str) -> bytes:
+    def to_bytes(self, public: str) -> bytes:
         """The bytes a public symbol stands for (byte symbols, or the UTF-8 of characters)."""
         if self.convention.byte_level and all(c in BYTE_SET for c in public):
             return symbols_to_bytes(public)
         return public.encode("utf-8", "surrogatepass")
 
-    def _hf_id(self, sym: str) -> int:
+    def hf_id(self, sym: str) -> int:
         """A symbol's token id as Hugging Face's BpeTrainer numbers them: the alphabet sorted,
         then each new token string in the order it was made (the "hf" tie rule compares these)."""
         ids = self.__dict__.get("_hf_ids")
@@ -477,17 +477,17 @@ class Trace(Sequence):
             self.__dict__["_hf_seen"] = 0
         i = ids.get(sym)
         if i is None:
-            h = self._history
+            h = self.history
             for tok in h.merged_tokens[self.__dict__["_hf_seen"]:]:
                 ids.setdefault(tok, len(ids))
             self.__dict__["_hf_seen"] = len(h.merged_tokens)
             i = ids[sym]
         return i
 
-    def _internal_pair(self, pair):
-        return (self._internal(pair[0]), self._internal(pair[1])) if self._remap else pair
+    def internal_pair(self, pair):
+        return (self.internal(pair[0]), self.internal(pair[1])) if self.remaps_marker else pair
 
-    def _append(self, merge: "Merge"):
+    def append_merge(self, merge: "Merge"):
         """Called by the recorder for every merge."""
         self.merges.append(merge)
         self._cache.pop(len(self.merges), None)
@@ -536,6 +536,25 @@ class Trace(Sequence):
         """Why training stopped, in words."""
         return STOP_REASONS[self.stop_reason]
 
+    # -- the Tokenizer protocol --------------------------------------------------------------
+    def encode(self, text: str, step: int | None = None, **options):
+        """``text`` encoded with the first ``step`` merges (all by default); the options are
+        :func:`bpe_viz.encode`'s (``allowed_special``, ``dropout``, ``seed``, ``glossaries``,
+        ``vocabulary``, ``vocabulary_threshold``)."""
+        return encode_text(self, text, step, **options)
+
+    def encode_word(self, word: str, step: int | None = None):
+        """One word encoded with the first ``step`` merges, every iteration recorded."""
+        return encode_one_word(self, word, step)
+
+    def decode(self, ids) -> str:
+        """Token ids (or an Encoding of this trace) back into text."""
+        return decode_ids(self, ids)
+
+    def describe(self) -> str:
+        """The conventions in one sentence (``convention.describe()``)."""
+        return self.convention.describe()
+
     # -- ties and ranking ------------------------------------------------------------------
     _FIRST_MET_KEEP = 6  # steps whose whole first-met order a trace keeps (see _first_met)
 
@@ -576,12 +595,12 @@ class Trace(Sequence):
         kept, so that a step's vocabulary is one pass over the counts)."""
         cached = self.__dict__.setdefault("_merge_slots_cache", [])
         if len(cached) < len(self.merges):  # merges are only ever appended (iter_bpe)
-            tindex = self._history.token_index
-            cached.extend(tindex(m._token_internal) for m in self.merges[len(cached):])
+            tindex = self.history.token_index
+            cached.extend(tindex(m.token_internal) for m in self.merges[len(cached):])
         return cached
 
     def _exact(self, snap: Snapshot):
-        return self.model.exact(snap._state[2], self._history.token_index)
+        return self.model.exact(snap._state[2], self.history.token_index)
 
     def _rank(self, snap: Snapshot, items):
         """Sort (internal pair, count) items best first by the trace's rule; public spelling out."""
@@ -589,9 +608,9 @@ class Trace(Sequence):
         primary = {p: exact(p, c) for p, c in items}
         rule = self.tie_rule
         order = self._first_met(snap, primary) if rule.positional else None
-        ranked = ranking.rank(items, primary, rule, order, self._show, self._to_bytes, self._hf_id)
-        if self._remap:
-            show = self._show
+        ranked = ranking.rank(items, primary, rule, order, self.show, self.to_bytes, self.hf_id)
+        if self.remaps_marker:
+            show = self.show
             ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
         return ranked
 
@@ -612,16 +631,16 @@ class Trace(Sequence):
         items = snap.__dict__.get("_items")
         if items is None:
             counts = snap._state[1]
-            items = list(compress(zip(self._history.pairs, counts), counts))  # count > 0 only
+            items = list(compress(zip(self.history.pairs, counts), counts))  # count > 0 only
             allowed = self.__dict__.get("_pair_filter", False)
             if allowed is False:  # one filter per trace: it caches its answers
                 allowed = self.__dict__["_pair_filter"] = self.model.pair_filter(self)
             if allowed is not None:
                 items = [(p, c) for p, c in items if allowed(p)]
             if self.model.one_piece_per_string:
-                made = set(self._history.merged_tokens[:snap.step])
+                made = set(self.history.merged_tokens[:snap.step])
                 join = self.marker.join
-                m = self._internal_marker
+                m = self.internal_marker
                 items = [(p, c) for p, c in items if join(p[0], p[1], m) not in made]
             snap.__dict__["_items"] = items
         return items
@@ -635,7 +654,7 @@ class Trace(Sequence):
         ties of the next merge both read it)."""
         values = snap.__dict__.get("_approx_values")
         if values is None:
-            approx = self.model.approx(snap._state[2], self._history.token_index)
+            approx = self.model.approx(snap._state[2], self.history.token_index)
             values = snap.__dict__["_approx_values"] = [approx(p, c) for p, c in self._items(snap)]
         return values
 
@@ -646,7 +665,7 @@ class Trace(Sequence):
             counts = snap._state[1]
             if len(counts) - counts.count(0) > n:
                 cut = heapq.nlargest(n, counts)[-1]
-                pairs = self._history.pairs
+                pairs = self.history.pairs
                 shortlist = [(pairs[i], counts[i]) for i in compress(range(len(counts)), map(cut.__le__, counts))]
                 return self._rank(snap, shortlist)[:n]
         items = self._items(snap)
@@ -658,7 +677,7 @@ class Trace(Sequence):
         cut = cut * (1 - 1e-9) if isinstance(cut, float) else cut
         return self._rank(snap, [it for it, v in zip(items, values) if v >= cut])[:n]
 
-    def _tied(self, step: int):
+    def tied_pairs(self, step: int):
         """Pairs other than merge ``step``'s that had its top count (or score) just before it."""
         m = self.merges[step - 1]
         fast = self._tied_from_after(step, m)
@@ -667,7 +686,7 @@ class Trace(Sequence):
         before = self[step - 1]
         if "_items" not in before.__dict__ and self._plain_counts():
             # the pairs with the merge's count, read off the counts array (no list of every pair)
-            counts, pairs, top = before._state[1], self._history.pairs, m.count
+            counts, pairs, top = before._state[1], self.history.pairs, m.count
             cands = [(pairs[i], top) for i in compress(range(len(counts)), map(top.__eq__, counts))]
             return tuple(p for p, _ in self._rank(before, cands) if p != m.pair)
         items = self._items(before)
@@ -694,7 +713,7 @@ class Trace(Sequence):
             allowed = self.__dict__["_pair_filter"] = self.model.pair_filter(self)
         if allowed is not None:
             return None
-        h = self._history
+        h = self.history
         delta: dict[int, int] = {}
         a, b = h._d_off[step - 1], h._d_off[step]
         for i, d in zip(h._d_pid[a:b], h._d_val[a:b]):
@@ -705,10 +724,10 @@ class Trace(Sequence):
         ids = {i for i in compress(range(len(counts)), map(top.__eq__, counts)) if i not in delta}
         ids.update(i for i, d in delta.items() if (counts[i] if i < len(counts) else 0) - d == top)
         cands = [(h.pairs[i], top) for i in sorted(ids)]
-        ranked = ranking.rank(cands, {p: top for p, _ in cands}, self.tie_rule, None, self._show, self._to_bytes,
-                              self._hf_id)
-        if self._remap:
-            show = self._show
+        ranked = ranking.rank(cands, {p: top for p, _ in cands}, self.tie_rule, None, self.show, self.to_bytes,
+                              self.hf_id)
+        if self.remaps_marker:
+            show = self.show
             ranked = [((show(x), show(y)), c) for (x, y), c in ranked]
         return tuple(p for p, _ in ranked if p != m.pair)
 
@@ -716,24 +735,24 @@ class Trace(Sequence):
     def merged_occurrences(self) -> list[int]:
         """Per merge, how many occurrences it merged, weighted by word counts (the number of
         symbols it saved in the whole corpus)."""
-        return list(self._history.merged_occurrences)
+        return list(self.history.merged_occurrences)
 
     # -- tokens and ids -------------------------------------------------------------------
     @property
-    def _ids(self) -> IdTable:
+    def id_table(self) -> IdTable:
         cached = self.__dict__.get("_ids_cache")
         if cached is None or cached[0] != len(self.merges):
-            layout = self._explicit_vocab if self._explicit_vocab is not None else self.convention.id_layout
+            layout = self.explicit_vocab if self.explicit_vocab is not None else self.convention.id_layout
             cached = self.__dict__["_ids_cache"] = (len(self.merges), IdTable(self, layout))
         return cached[1]
 
     unk_token = "<unk>"
 
     @cached_property
-    def _completion_symbols(self) -> tuple[str, ...]:
+    def completion_symbols(self) -> tuple[str, ...]:
         """Other spellings of the seen characters that get an id after the initial symbols
         (``x</w>`` when only ``x`` was seen, ``##x`` for WordPiece), so decoding stays exact."""
-        return self.marker.completions(self.base_symbols, self._internal_marker)
+        return self.marker.completions(self.base_symbols, self.internal_marker)
 
     @property
     def id_to_token(self) -> list[str]:
@@ -742,15 +761,15 @@ class Trace(Sequence):
         then (marker glued to the last character only) the missing plain/final spelling of each
         seen character; then merged tokens in the order they were made; then special tokens.
         ``encode`` with fewer merges uses the same ids."""
-        return list(self._ids.tokens)
+        return list(self.id_table.tokens)
 
     def token_to_id(self, token: str, made_at: int | None = None) -> int | None:
         """The id of a token (public spelling), or ``None`` if it is not in the vocabulary.
         ``made_at`` picks, among tokens spelled alike, the one made at that step (0: initial)."""
-        ids = self._ids
+        ids = self.id_table
         if made_at is not None:
             if made_at == 0:
-                return ids.ids.get(self._internal(token))
+                return ids.ids.get(self.internal(token))
             return ids.merge_ids[made_at - 1]
         # subtle: when a word held the marker text, two tokens can be spelled alike; the first id wins
         return ids.public.get(token)
@@ -758,7 +777,7 @@ class Trace(Sequence):
     def made_at_of_id(self, token_id: int) -> int | None:
         """The merge step that made the token with this id (0: the alphabet; ``None``: the
         unknown or a special token)."""
-        ids = self._ids
+        ids = self.id_table
         kind = ids.kinds[token_id]
         if kind == "merge":
             return ids.merge_step[token_id]
@@ -771,14 +790,14 @@ class Trace(Sequence):
     @property
     def unk_id(self) -> int | None:
         """The unknown token's id, or ``None`` when every text has an id (a byte alphabet)."""
-        return self._ids.unk_id
+        return self.id_table.unk_id
 
     @property
     def vocab_size(self) -> int:
         """Number of ids: the unknown token (if any), the alphabet, completions, merged tokens
         and special tokens."""
-        return sum(k != "unused" for k in self._ids.kinds)
+        return sum(k != "unused" for k in self.id_table.kinds)
 
     def initial_symbols(self, word: str) -> tuple[str, ...]:
         """How training splits ``word`` before any merge (internal spelling), by its convention."""
-        return initial_symbols(word, self.convention, self._internal_marker)
+        return initial_symbols(word, self.convention, self.internal_marker)

@@ -57,9 +57,9 @@ class IdTable:
     """
 
     def __init__(self, trace, layout):
-        h = trace._history
+        h = trace.history
         base = list(trace.base_symbols)
-        completions = list(trace._completion_symbols)
+        completions = list(trace.completion_symbols)
         merged = list(h.merged_tokens)
         specials = list(trace.convention.special_tokens)
         has_unk = trace.convention.initial_alphabet is None
@@ -72,7 +72,7 @@ class IdTable:
             base.sort(key=lambda s: order.get(s, 256))
         blocks: list[tuple[str, list]] = []
         if layout == "sentencepiece":
-            alphabet = trace._alphabet if trace._alphabet is not None else base
+            alphabet = trace.alphabet if trace.alphabet is not None else base
             blocks = [("unk", [trace.unk_token]), ("special", [*SENTENCEPIECE_CONTROLS, *specials]),
                       ("merge", merged), ("base", list(alphabet))]
         elif has_unk:
@@ -99,12 +99,12 @@ class IdTable:
         internal: list = [None] * n
         kinds: list = ["unused"] * n
         for tok, i in vocab.items():
-            internal[i] = trace._internal(tok)
+            internal[i] = trace.internal(tok)
             kinds[i] = "base"
-        missing = [t for t in (*base, *merged) if trace._show(t) not in vocab]
+        missing = [t for t in (*base, *merged) if trace.show(t) not in vocab]
         if missing:
             raise ValueError(f"vocab: {len(missing)} tokens of the merges have no id, e.g. {missing[0]!r}")
-        self.merge_ids = [vocab[trace._show(t)] for t in merged]
+        self.merge_ids = [vocab[trace.show(t)] for t in merged]
         for i in self.merge_ids:
             kinds[i] = "merge"
         for s in specials:
@@ -131,7 +131,7 @@ class IdTable:
                 return trace.unk_token
             if t is None:
                 return ""  # an id an explicit vocabulary leaves unused
-            return t if k == "special" else trace._show(t)
+            return t if k == "special" else trace.show(t)
 
         self.tokens = [public(t, k) for t, k in zip(internal, kinds)]
         self.ids: dict[str, int] = {}

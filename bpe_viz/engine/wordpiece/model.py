@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..encoding import EncodeStep, WordWalkthrough
+from ..merges.encoding import EncodeStep, WordWalkthrough
 from ..merges.model import Model, register
 from ..merges.pairs import PairIndex
 from ..merges.ranking import best_by_score, rank, wordpiece_score
@@ -126,9 +126,9 @@ def _wp_steps(trace: Trace, initial, freqs, num_merges: int):
                       size=lambda s: len(s) - plen if s.startswith(prefix) else len(s))
     rec = Recorder(trace, state)
     counts, first = state.counts, state.first
-    tokc: dict = dict(zip(trace.base_symbols, trace._history.base_counts))
+    tokc: dict = dict(zip(trace.base_symbols, trace.history.base_counts))
     join = trace.marker.join
-    m = trace._internal_marker
+    m = trace.internal_marker
     reason = "num_merges"
     step = 0
     while step < num_merges:
@@ -137,8 +137,8 @@ def _wp_steps(trace: Trace, initial, freqs, num_merges: int):
             break
         top, tied = best_by_score(counts, tokc)
         if len(tied) > 1:
-            tied = [p for p, _ in rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), rule, first, trace._show, trace._to_bytes,
-                                         trace._hf_id)]
+            tied = [p for p, _ in rank([(p, 0) for p in tied], dict.fromkeys(tied, 0), rule, first, trace.show, trace.to_bytes,
+                                         trace.hf_id)]
         pair = tied[0]
         step += 1
         a, b = pair
@@ -161,8 +161,8 @@ def _vocab(trace: Trace, k: int) -> set:
     if v is None:
         if len(cache) > 8:
             cache.clear()
-        v = set(trace.base_symbols) | set(trace._completion_symbols)
-        v.update(m._token_internal for m in trace.merges[:k])
+        v = set(trace.base_symbols) | set(trace.completion_symbols)
+        v.update(m.token_internal for m in trace.merges[:k])
         cache[k] = v
     return v
 

@@ -98,9 +98,9 @@ def vocabulary_splitter(trace, k: int, vocab: frozenset, separator: str = "@@"):
     ``vocab`` back along their merges (subword-nmt's ``check_vocab_and_split``)."""
     reverse: dict = {}
     for m in reversed(trace.merges[:k]):  # the earliest merge making a string wins
-        reverse[m._token_internal] = m._pair_internal
-    mk = trace._internal_marker
-    show = trace._show
+        reverse[m.token_internal] = m.pair_internal
+    mk = trace.internal_marker
+    show = trace.show
 
     def plain(s):  # the unit as get-vocab spells it, without the end-of-word marker
         p = show(s)
