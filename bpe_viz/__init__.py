@@ -18,7 +18,7 @@ importable from here too (``from bpe_viz import MergeExplorer``), loaded on firs
 from . import view as _view  # noqa: F401  (registers the HTML a Snapshot shows in a notebook)
 from .engine import corpora
 from .engine.text.alphabet import bytes_to_symbols, symbols_to_bytes
-from .engine.bpe.model import PRESETS, iter_bpe, replay_bpe, train_bpe
+from .engine.bpe import PRESETS, iter_bpe, replay_bpe, train_bpe
 from .engine.text.corpus import from_symbol_dict, word_counts
 from .engine.encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
 from .engine.text.pretokenize import PRE_TOKENIZERS
@@ -26,9 +26,9 @@ from .engine.merges.ranking import TIE_BREAKS, best_pair
 from .engine.text.symbols import merge_symbols
 from .engine.merges.trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
 from .engine.merges.training import Training
-from .engine.wordpiece.model import iter_wordpiece, train_wordpiece
-from .engine.unigram.model import UnigramTrace, train_unigram
-from .engine.subword_text_encoder.model import SubwordTextEncoderTrace, train_subword_text_encoder
+from .engine.wordpiece import iter_wordpiece, train_wordpiece
+from .engine.unigram import UnigramTrace, train_unigram
+from .engine.subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
 from .engine.merges.quiz import Question, merge_tree, quiz_questions
 from .interop import (from_hf_tokenizer, read_codes, read_merges, replay_codes, to_apply_bpe, to_hf_tokenizer,
                       write_codes, write_merges)

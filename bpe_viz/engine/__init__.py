@@ -13,7 +13,7 @@ imports them.
 
 from .text import corpora
 from .text.alphabet import BYTE_SYMBOLS, bytes_to_symbols, symbols_to_bytes
-from .bpe.model import PRESETS, BPE, iter_bpe, replay_bpe, train_bpe
+from .bpe import PRESETS, BPE, iter_bpe, replay_bpe, train_bpe
 from .text.corpus import SymbolCorpus, WordCounts, from_symbol_dict, normalize, word_counts
 from .encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
 from .text.markers import ContinuingPrefix, EndOfWord, Marker, NoMarker, marker_from
@@ -23,10 +23,10 @@ from .merges.ranking import TIE_BREAKS, TIE_RULES, TieRule, best_pair, wordpiece
 from .text.symbols import merge_symbols
 from .merges.trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
 from .merges.training import Training
-from .wordpiece.model import WordPiece, iter_wordpiece, train_wordpiece
-from .bpe.sentencepiece import SentencePieceBPE
-from .unigram.model import UnigramTrace, train_unigram
-from .subword_text_encoder.model import SubwordTextEncoderTrace, train_subword_text_encoder
+from .wordpiece import WordPiece, iter_wordpiece, train_wordpiece
+from .bpe import SentencePieceBPE
+from .unigram import UnigramTrace, train_unigram
+from .subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
 from .merges.quiz import Question, merge_tree, quiz_questions
 
 __all__ = [

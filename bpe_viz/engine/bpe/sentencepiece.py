@@ -44,7 +44,7 @@ import heapq
 
 from .model import BPE, per_k
 from ..merges.model import register
-from ..text.scripts import NOT_CHARACTERS, f32, required_characters, valid_piece
+from ..text.scripts import NOT_CHARACTERS, required_characters, valid_piece
 
 __all__ = ["SentencePieceBPE", "PIECE_RULE"]
 

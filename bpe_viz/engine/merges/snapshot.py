@@ -1,0 +1,277 @@
+"""Snapshot: one step of a merge trace, a read-only view rebuilt on demand.
+
+``trace[k]`` is a :class:`Snapshot`: the segmentation of every word after ``k`` merges, the pair
+counts the next merge is chosen from, the token counts and the vocabulary, each computed on first
+access from the recorder's ``state`` and cached. The ranking of a step's pairs is the trace's
+(:mod:`~bpe_viz.engine.merges.pair_ranking`), which knows the tie rule and keeps what several steps
+share. Notebooks show a snapshot as HTML through the renderer the view layer registers here
+(:func:`set_html_renderer`: the engine never imports the view).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fractions import Fraction
+from functools import cached_property
+from itertools import compress
+
+from . import ranking
+from .convention import Merge, VocabEntry
+
+if TYPE_CHECKING:  # only for annotations: the trace imports this module
+    from .trace import Trace
+
+__all__ = ["Snapshot", "set_html_renderer", "HTML_RENDERERS"]
+
+#: The HTML a snapshot (and a trace) shows in a notebook: set by bpe_viz.view when it is imported.
+HTML_RENDERERS: dict = {"snapshot": None, "trace": None}
+
+
+def set_html_renderer(fn, trace_fn=None) -> None:
+    """Set the function ``snapshot -> HTML`` that ``Snapshot._repr_html_`` calls (and
+    ``trace -> HTML`` for ``Trace._repr_html_``: a sentence, not a bare ``<Trace ...>``)."""
+    HTML_RENDERERS["snapshot"] = fn
+    if trace_fn is not None:
+        HTML_RENDERERS["trace"] = trace_fn
+
+
+class Snapshot:
+    """The state after ``step`` merges: a read-only view, rebuilt on demand from the trace.
+
+    Attributes (each computed on first access):
+
+    * ``step``, ``merge`` (the merge that led here; ``None`` at step 0)
+    * ``segmentation``: word -> tuple of its current symbols, corpus order, markers included
+    * ``word_counts``: word -> count, corpus order
+    * ``pair_counts``: pair -> count on this state (the table the next merge is chosen from)
+    * ``vocab``: tuple of :class:`VocabEntry`: initial symbols, then merged tokens in order
+    * ``next_merge``: the merge chosen from this state (``None`` at the last step)
+    """
+
+    def __init__(self, trace: "Trace", step: int):
+        self.trace = trace
+        self.step = step
+
+    def __repr__(self):
+        m = f", merge={self.merge.pair!r}->{self.merge.token!r}" if self.merge else ""
+        return f"<Snapshot step={self.step} of {len(self.trace) - 1}{m}>"
+
+    @property
+    def merge(self) -> Merge | None:
+        return self.trace.merges[self.step - 1] if self.step else None
+
+    @property
+    def next_merge(self) -> Merge | None:
+        return self.trace.merges[self.step] if self.step < len(self.trace.merges) else None
+
+    @cached_property
+    def state(self):
+        return self.trace.history.rebuild(self.step)
+
+    @cached_property
+    def segmentation(self) -> dict[str, tuple[str, ...]]:
+        seg = self.state[0]
+        t = self.trace
+        if t.remaps_marker:
+            show = t.show_tuple
+            return dict(zip(t.words, (show(s) for s in seg)))
+        return dict(zip(t.words, seg))
+
+    @cached_property
+    def word_counts(self) -> dict[str, int]:
+        return dict(zip(self.trace.words, self.trace.counts))
+
+    @cached_property
+    def pair_counts(self) -> dict[tuple[str, str], int]:
+        counts = self.state[1]
+        pairs = self.trace.history.pairs
+        table = dict(compress(zip(pairs, counts), counts))  # the pairs that occur (count > 0)
+        if self.trace.remaps_marker:
+            # subtle: a literal "_" and the marker "_" are different symbols inside, but spelled
+            # alike here; their pairs add up, as a recount of the shown segmentation would.
+            # ranked_pairs keeps them apart.
+            show = self.trace.show
+            shown: dict = {}
+            for (a, b), c in table.items():
+                k = (show(a), show(b))
+                shown[k] = shown.get(k, 0) + c
+            table = shown
+        return table
+
+    @cached_property
+    def token_counts(self) -> dict[str, int]:
+        """Token -> how often it occurs at this step (0 for merged-away tokens). Tokens spelled
+        alike (a literal "_" and the marker "_") add up."""
+        out: dict[str, int] = {}
+        seen: set = set()
+        t = self.trace
+        counts = self.state[2]
+        for tok_internal, idx in t.history.token_slots(self.step):
+            if idx in seen:
+                continue
+            seen.add(idx)
+            pub = t.show(tok_internal)
+            out[pub] = out.get(pub, 0) + counts[idx]
+        return out
+
+    @cached_property
+    def vocab(self) -> tuple[VocabEntry, ...]:
+        t = self.trace
+        counts = self.state[2]
+        show = t.show
+        entries = [VocabEntry(show(tok), 0, counts[i]) for i, tok in enumerate(t.base_symbols)]
+        slots = t.merge_slots()
+        merges = t.merges
+        entries.extend(VocabEntry(merges[j].token, j + 1, counts[slots[j]]) for j in range(self.step))
+        return tuple(entries)
+
+    def newest_vocab(self, n: int) -> tuple[VocabEntry, ...]:
+        """The last ``n`` entries of :attr:`vocab`, newest first, without making the others
+        (a stepper shows the newest few of thousands on every step).
+
+        Example::
+
+            >>> from bpe_viz import train_bpe
+            >>> snap = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)[3]
+            >>> snap.newest_vocab(2) == tuple(reversed(snap.vocab))[:2]
+            True
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"n must be an int >= 0, got {n!r}")
+        if "vocab" in self.__dict__:
+            return tuple(reversed(self.vocab))[:n]
+        t = self.trace
+        counts = self.state[2]
+        slots = t.merge_slots()
+        merges = t.merges
+        newest = range(self.step - 1, max(self.step - n, 0) - 1, -1)  # merge indexes, newest first
+        out = [VocabEntry(merges[j].token, j + 1, counts[slots[j]]) for j in newest]
+        if len(out) < n:  # then the initial symbols, last first
+            base, show = t.base_symbols, t.show
+            rest = range(len(base) - 1, max(len(base) - (n - len(out)), 0) - 1, -1)
+            out += [VocabEntry(show(base[i]), 0, counts[i]) for i in rest]
+        return tuple(out)
+
+    def top_pairs(self, n: int = 20) -> list[tuple[tuple[str, str], int]]:
+        """The first ``n`` entries of :attr:`ranked_pairs`, without ranking every pair."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"n must be an int >= 0, got {n!r}")
+        if "ranked_pairs" in self.__dict__:
+            return self.ranked_pairs[:n]
+        memo = self.__dict__.setdefault("_top_memo", {})
+        if n not in memo:
+            memo[n] = self.trace.top_items(self, n) if n else []
+        return list(memo[n])
+
+    @cached_property
+    def ranked_pairs(self) -> list[tuple[tuple[str, str], int]]:
+        """All pairs of :attr:`pair_counts`, best first, in the order the tie rule ranks them:
+        the first entry is the pair the next BPE merge takes (if it reaches min_frequency)."""
+        return self.trace.ranked_items(self)
+
+    def rank_value(self, pair, count: int):
+        """What the trace's model ranks ``pair`` by at this step: its ``count`` (BPE) or its
+        exact score (WordPiece). ``pair`` in public spelling."""
+        exact = self.__dict__.get("_exact")
+        if exact is None:
+            exact = self.__dict__["_exact"] = self.trace.rank_function(self)
+        return exact(self.trace.internal_pair(pair), count)
+
+    def encode(self, text: str):
+        """``text`` encoded with the merges learned up to this step (an Encoding)."""
+        return self.trace.encode(text, self.step)
+
+    @property
+    def num_pairs(self) -> int:
+        """How many distinct pairs occur at this step (as :attr:`ranked_pairs` counts them)."""
+        t = self.trace
+        if "_items" not in self.__dict__ and t.counts_only():
+            counts = self.state[1]
+            return len(counts) - counts.count(0)  # no list of pairs needed
+        return len(t.pair_items(self))
+
+    def scores(self) -> dict[tuple[str, str], Fraction]:
+        """WordPiece score of every pair at this step: count(ab) / (count(a) * count(b))."""
+        tc = self.token_counts
+        return {p: ranking.wordpiece_score(c, tc[p[0]], tc[p[1]]) for p, c in self.pair_counts.items()}
+
+    def pick(self, by: str = "count"):
+        """The pair that a merge by count (BPE) or by score (WordPiece) would take from this
+        state, with the trace's tie rule; ``None`` when no pair is left.
+
+        Example::
+
+            >>> from bpe_viz import train_bpe
+            >>> snap = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 0, preset="hf-course")[0]
+            >>> snap.pick("count"), snap.pick("score")
+            (('u', 'g'), ('g', 's'))
+        """
+        counts = self.pair_counts
+        if not counts:
+            return None
+        if by == "count":
+            top = max(counts.values())
+            tied = [p for p, c in counts.items() if c == top]
+        elif by == "score":
+            tied = ranking.best_by_score(counts, self.token_counts)[1]
+        else:
+            raise ValueError(f"by must be 'count' or 'score', got {by!r}")
+        if len(tied) == 1:
+            return tied[0]
+        t = self.trace
+        internal = [t.internal_pair(p) for p in tied]
+        order = t.first_met(self, internal) if t.tie_rule.positional else None
+        ranked = ranking.rank([(p, 0) for p in internal], dict.fromkeys(internal, 0), t.tie_rule, order,
+                              t.show, t.to_bytes, t.hf_id)
+        a, b = ranked[0][0]
+        return (t.show(a), t.show(b))
+
+    # -- pandas views ------------------------------------------------------------------
+    def words_frame(self):
+        """pandas DataFrame: word, count, segmentation (symbols joined by spaces), #symbols."""
+        import pandas as pd
+
+        seg = self.segmentation
+        return pd.DataFrame(
+            {
+                "word": list(seg),
+                "count": list(self.word_counts.values()),
+                "segmentation": [" ".join(s) for s in seg.values()],
+                "symbols": [len(s) for s in seg.values()],
+            }
+        )
+
+    def pairs_frame(self):
+        """pandas DataFrame of the pair table, ranked (the next merge's choice first)."""
+        import pandas as pd
+
+        ranked = self.ranked_pairs
+        data = {
+            "left": [p[0] for p, _ in ranked],
+            "right": [p[1] for p, _ in ranked],
+            "count": [c for _, c in ranked],
+        }
+        if self.trace.model.scored:
+            sc = self.scores()
+            data["score"] = [sc[p] for p, _ in ranked]
+        return pd.DataFrame(data)
+
+    def vocab_frame(self):
+        """pandas DataFrame of the vocabulary: token, id, step made, count, occurs."""
+        import pandas as pd
+
+        t = self.trace
+        return pd.DataFrame(
+            {
+                "token": [e.token for e in self.vocab],
+                "id": [t.token_to_id(e.token, made_at=e.made_at) for e in self.vocab],
+                "made_at": [e.made_at for e in self.vocab],
+                "count": [e.count for e in self.vocab],
+                "occurs": [e.occurs for e in self.vocab],
+            }
+        )
+
+    def _repr_html_(self):
+        render = HTML_RENDERERS["snapshot"]
+        return None if render is None else render(self)
