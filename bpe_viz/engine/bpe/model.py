@@ -242,116 +242,104 @@ def train_bpe(
     return run.run(callback)
 
 
+class PairHeap:
+    """The pairs a BPE trainer may merge next, best first: a heap of ``(-count, tie key, pair)``
+    whose entries go stale when a pair's count (or, for a positional tie rule, its first
+    position) changes; stale entries are skipped when met and dropped now and then.
+
+    It also keeps the model's pair rules: a ``pair_filter`` (pairs that may never merge) and,
+    for SentencePiece, one piece per string (a pair that would make a string already made is
+    skipped for good) and every pair ever seen (its zero-count tail draws from them)."""
+
+    def __init__(self, trace: Trace, state: PairIndex):
+        rule, model, show = trace.tie_rule, trace.model, trace.show
+        self.counts, self.first, self.positional = state.counts, state.first, rule.positional
+        int_keys = any("\U0010ffff" in show(s) for s in trace.base_symbols)
+        self.key = rule.keyer(show, int_keys, trace.to_bytes, trace.hf_id)
+        self.allowed = model.pair_filter(trace)
+        self.unique = model.one_piece_per_string
+        self.keep_seen = model.zero_count_tail and not self.positional
+        self.made: set = set()  # the strings made so far (one piece per string)
+        self.skipped: set = set()  # pairs that would make a string already made
+        self.seen: set = set()  # every pair pushed
+        self.join, self.marker = trace.marker.join, trace.internal_marker
+        self.rebuild()
+
+    def entry(self, p):
+        return (-self.counts[p], self.first[p] if self.positional else self.key(p, None), p)
+
+    def entries(self, pairs):
+        if self.allowed is not None:
+            pairs = [p for p in pairs if self.allowed(p) and p not in self.skipped]
+        if self.keep_seen:
+            self.seen.update(pairs)
+        return [self.entry(p) for p in pairs if self.counts.get(p)]
+
+    def rebuild(self):
+        self.heap = self.entries(list(self.counts))
+        heapq.heapify(self.heap)
+
+    def best(self):
+        """``(pair, count)`` of the best live entry (left on the heap), or ``None``."""
+        heap, counts, first = self.heap, self.counts, self.first
+        while heap:
+            negc, k, p = heap[0]
+            if counts.get(p) == -negc and (not self.positional or first[p] == k):
+                if self.unique and self.join(p[0], p[1], self.marker) in self.made:
+                    self.skipped.add(p)  # SentencePiece: this string was made by another pair already
+                    heapq.heappop(heap)
+                    continue
+                return p, -negc
+            heapq.heappop(heap)
+        return None
+
+    def taken(self, tok, change):
+        """The best entry was merged into ``tok``: drop it, push the pairs ``change`` touched."""
+        heapq.heappop(self.heap)
+        if self.unique:
+            self.made.add(tok)
+        changed = (change.deltas.keys() | change.moved) if self.positional else change.deltas
+        for e in self.entries([p for p in changed if self.counts.get(p)]):
+            heapq.heappush(self.heap, e)
+        if len(self.heap) > 4 * len(self.counts) + 1000:  # stale entries pile up
+            self.rebuild()
+
+
 def _steps(trace: Trace, initial, freqs, num_merges: int, vocab_size: int | None = None):
     """The BPE training loop, as a generator of merges; fills ``trace`` as it goes.
 
-    The model may add rules (SentencePiece's): pairs that may never merge (``pair_filter``),
-    one piece per string, a tail of pairs whose count fell to 0, and an error instead of an early
-    stop when ``vocab_size`` cannot be reached."""
-    conv = trace.convention
-    model = trace.model
-    rule = trace.tie_rule
-    positional = rule.positional
-    min_frequency = conv.min_frequency
-    state = PairIndex(initial, freqs, positional)
+    The model may add rules (SentencePiece's): pairs that may never merge, one piece per string
+    (both kept by :class:`PairHeap`), merges after the pairs run out (``model.tail_merges``),
+    and an error instead of an early stop when ``vocab_size`` cannot be reached."""
+    state = PairIndex(initial, freqs, trace.tie_rule.positional)
     rec = Recorder(trace, state)
-    counts, first = state.counts, state.first
-    show = trace.show
-    int_keys = any("\U0010ffff" in show(s) for s in trace.base_symbols)
-    key = rule.keyer(show, int_keys, trace.to_bytes, trace.hf_id)
-    allowed = model.pair_filter(trace)
-    unique = model.one_piece_per_string
-    tail = model.zero_count_tail and not positional
-    made: set = set()  # the strings made so far (one piece per string)
-    skipped: set = set()  # pairs that would make a string already made
-    seen: set = set()  # every pair pushed (the zero-count tail draws from them)
-
-    # heap entries: (-count, tie key, pair); an entry is stale when the count (or, for a
-    # positional rule, the first position) changed since it was pushed
-    if positional:
-        def entry(p, c):
-            return (-c, first[p], p)
-    else:
-        def entry(p, c):
-            return (-c, key(p, None), p)
-
-    def entries(pairs):
-        if allowed is not None:
-            pairs = [p for p in pairs if allowed(p) and p not in skipped]
-        if tail:
-            seen.update(pairs)
-        return [entry(p, counts[p]) for p in pairs if counts.get(p)]
-
-    heap = entries(list(counts))
-    heapq.heapify(heap)
-    heappop, heappush = heapq.heappop, heapq.heappush
-    join = trace.marker.join
-    m = trace.internal_marker
-    reason = "num_merges"
-
-    step = 0
+    heap = PairHeap(trace, state)
+    show, join, m = trace.show, trace.marker.join, trace.internal_marker
+    reason, step = "num_merges", 0
     while step < num_merges:
-        # -- choose: skip stale heap entries
-        pair = None
-        while heap:
-            negc, k, p = heap[0]
-            if counts.get(p) == -negc and (not positional or first[p] == k):
-                if unique and join(p[0], p[1], m) in made:
-                    skipped.add(p)  # SentencePiece: this string was made by another pair already
-                    heappop(heap)
-                    continue
-                pair = p
-                break
-            heappop(heap)
-        if pair is None:
+        best = heap.best()
+        if best is None:
             reason = "no_pairs"
             break
-        count = -heap[0][0]
-        if count < min_frequency:
+        pair, count = best
+        if count < trace.convention.min_frequency:
             reason = "min_frequency"
             break
-        heappop(heap)
         step += 1
         a, b = pair
         tok = join(a, b, m)
-        if unique:
-            made.add(tok)
         change = state.apply(pair, tok)
         merge = Merge(step, (show(a), show(b)), show(tok), count, None, trace, pair, tok)
         rec.record(merge, change)  # first: a tie rule may number the new token (the "hf" rule)
-        changed = (change.deltas.keys() | change.moved) if positional else change.deltas
-        for e in entries([p for p in changed if counts.get(p)]):
-            heappush(heap, e)
+        heap.taken(tok, change)
         yield merge
-        # stale entries pile up: rebuild the heap now and then
-        if len(heap) > 4 * len(counts) + 1000:
-            heap = entries(list(counts))
-            heapq.heapify(heap)
-    if reason == "no_pairs" and tail:
-        # SentencePiece: every word is one symbol; the pairs seen before still count, at 0
-        merged = set(trace.history.merged_pairs)
-        for pair in sorted((p for p in seen if p not in merged and p not in skipped), key=lambda p: key(p, None)):
-            if step >= num_merges:
-                reason = "num_merges"
-                break
-            a, b = pair
-            tok = join(a, b, m)
-            if tok in made:
-                continue
-            made.add(tok)
-            step += 1
-            change = state.apply(pair, tok)
-            merge = Merge(step, (show(a), show(b)), show(tok), 0, None, trace, pair, tok)
-            rec.record(merge, change)
-            yield merge
-        else:
-            reason = "num_merges" if step >= num_merges else "no_pairs"
+    if reason == "no_pairs" and heap.keep_seen:
+        reason = yield from trace.model.tail_merges(trace, state, rec, heap, step, num_merges)
     rec.finish(reason)
-    if reason == "no_pairs" and model.hard_vocab_limit and vocab_size is not None:
-        most = trace.vocab_size
+    if reason == "no_pairs" and trace.model.hard_vocab_limit and vocab_size is not None:
         raise ValueError(
-            f"vocab_size: {vocab_size} is more than {model.title} can make from this corpus; set it to a "
-            f"value <= {most} (every word is one piece by then, and no pair is left to merge)")
+            f"vocab_size: {vocab_size} is more than {trace.model.title} can make from this corpus; set it to a "
+            f"value <= {trace.vocab_size} (every word is one piece by then, and no pair is left to merge)")
 
 
 def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None = None, **convention) -> Trace:

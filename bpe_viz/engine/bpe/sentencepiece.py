@@ -43,6 +43,7 @@ from __future__ import annotations
 import heapq
 
 from .model import BPE, per_k
+from ..merges.convention import Merge
 from ..merges.model import register
 from ..text.scripts import NOT_CHARACTERS, required_characters, valid_piece
 
@@ -67,6 +68,27 @@ class SentencePieceBPE(BPE):
         return [f"character_coverage {convention.character_coverage:g}",
                 f"pieces of at most {convention.max_piece_length} characters, one script each",
                 "encodes by piece (earliest piece first)"]
+
+    def tail_merges(self, trace, state, recorder, heap, step, num_merges):
+        """When every word is one symbol, SentencePiece goes on with the pairs it has seen whose
+        count fell to 0, in tie-rule order (shortest first), one piece per string."""
+        merged = set(trace.history.merged_pairs)
+        show, join, m = trace.show, trace.marker.join, trace.internal_marker
+        for pair in sorted((p for p in heap.seen if p not in merged and p not in heap.skipped),
+                           key=lambda p: heap.key(p, None)):
+            if step >= num_merges:
+                return "num_merges"
+            a, b = pair
+            tok = join(a, b, m)
+            if tok in heap.made:
+                continue
+            heap.made.add(tok)
+            step += 1
+            change = state.apply(pair, tok)
+            merge = Merge(step, (show(a), show(b)), show(tok), 0, None, trace, pair, tok)
+            recorder.record(merge, change)
+            yield merge
+        return "num_merges" if step >= num_merges else "no_pairs"
 
     def prepare_trace(self, trace):
         h = trace.history

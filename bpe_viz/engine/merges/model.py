@@ -51,6 +51,12 @@ class Model:
     #: the id layout the model's source uses (``None``: the convention's)
     id_layout = None
 
+    def tail_merges(self, trace, state, recorder, heap, step: int, num_merges: int):
+        """Merges made after no pair occurs any more (a generator of merges that returns the stop
+        reason; SentencePiece's zero-count tail). Most models make none."""
+        return "no_pairs"
+        yield  # pragma: no cover - makes this a generator
+
     def prepare_trace(self, trace) -> None:
         """Called once on a new trace, before training (e.g. to choose its alphabet)."""
 
