@@ -4,6 +4,14 @@ Reads every module's imports with ``ast`` (function-level imports included), res
 imports, and fails if ``bpe_viz.engine`` imports the view, the widgets or interop, if
 ``bpe_viz.view`` imports the widgets, or if anything outside the model modules tests an
 algorithm's name (``algorithm == "bpe"``): behaviour that differs by model is asked of the model.
+
+Three rules keep the families apart: no module imports a private name (``_x``) from another
+module of ``bpe_viz`` (a family uses the shared parts' public names, never another family's
+internals); no two modules import each other, directly or around a circle (module-level imports:
+a function-level import is still a circle, so those count too); and nothing probes an object for
+a private method (``getattr(x, "_encode")``; an object asking for its own optional parts,
+``getattr(self, "_pane", None)``, is not probing): every trained tokenizer answers the public
+protocol (``bpe_viz.engine.protocol``).
 """
 
 from __future__ import annotations
@@ -115,3 +123,104 @@ def test_no_algorithm_name_tests_outside_the_models(name, package, path):
             if names and any(c in ("bpe", "wordpiece") for c in consts):
                 found.append(node.lineno)
     assert not found, f"{name} tests the algorithm's name at lines {found}: ask trace.model instead"
+
+
+def _bpe_viz_imports(name, package, path):
+    """(module imported, names taken) for every import of a bpe_viz module, anywhere in the file."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod == "bpe_viz" or mod.startswith("bpe_viz."):
+                out.append((mod, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            out.extend((a.name, []) for a in node.names if a.name.startswith("bpe_viz"))
+    return out
+
+
+NAMES = {n for n, _, _ in ALL}
+
+
+@pytest.mark.parametrize("name,package,path", ALL, ids=[n for n, _, _ in ALL])
+def test_no_private_name_is_imported_from_another_module(name, package, path):
+    bad = [f"{mod}.{n}" for mod, names in _bpe_viz_imports(name, package, path) for n in names
+           if n.startswith("_") and not n.startswith("__") and f"{mod}.{n}" not in NAMES]
+    assert not bad, f"{name} imports private names {bad}: give them a public name in their module"
+
+
+def _graph():
+    """module -> the bpe_viz modules it imports (a package import counts as its __init__)."""
+    graph = {}
+    for name, package, path in ALL:
+        deps = set()
+        for mod, names in _bpe_viz_imports(name, package, path):
+            for n in names:  # "from .pkg import module" imports the module
+                if f"{mod}.{n}" in NAMES:
+                    deps.add(f"{mod}.{n}")
+            if mod in NAMES and not all(f"{mod}.{n}" in NAMES for n in names or ["?"]):
+                deps.add(mod)
+        deps.discard(name)
+        graph[name] = deps
+    return graph
+
+
+def _cycles(graph):
+    """Every strongly connected group of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circle():
+    """A package's __init__ importing its own modules is how packages work; circles between
+    modules (or between a module and another package's __init__) are not."""
+    graph = _graph()
+    for name in graph:  # a package may import its own modules: drop those edges from __init__s
+        if any(name == n.rsplit(".", 1)[0] for n in NAMES if "." in n):
+            graph[name] = {d for d in graph[name] if not d.startswith(name + ".")}
+    assert _cycles(graph) == []
+
+
+def test_the_circle_check_can_fail():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("name,package,path", ALL, ids=[n for n, _, _ in ALL])
+def test_nothing_probes_for_private_methods(name, package, path):
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+            on_self = isinstance(node.args[0], ast.Name) and node.args[0].id == "self"  # its own optional parts
+            if len(node.args) > 1 and not on_self and isinstance(node.args[1], ast.Constant) and str(node.args[1].value).startswith("_") \
+                    and not str(node.args[1].value).startswith("__"):
+                found.append(node.lineno)
+    assert not found, f"{name} probes for a private attribute at lines {found}: ask the public protocol"

@@ -6,8 +6,6 @@ hold no state of their own but a merge's reference back to its trace (to work ou
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -16,9 +14,6 @@ from . import ranking
 from ..text.markers import Marker, marker_from
 from .model import MODELS, Model
 from ..text.pretokenize import PreTokenizer, Whitespace
-
-if TYPE_CHECKING:  # only for annotations: the trace imports this module
-    from .trace import Trace
 
 __all__ = ["Convention", "Merge", "VocabEntry", "STOP_REASONS"]
 

@@ -28,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..checks import check_int
 from .trace import Trace
 
 __all__ = ["Question", "quiz_questions", "merge_tree", "MAX_CHOICES"]
@@ -83,14 +84,6 @@ def _check_trace(trace) -> Trace:
             f"got {type(trace).__name__} {trace!r:.60}"
         )
     return trace
-
-
-def _check_int(name: str, value, lowest: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r:.60}")
-    if value < lowest:
-        raise ValueError(f"{name} must be >= {lowest}, got {value}")
-    return value
 
 
 def _pair_text(pair) -> str:
@@ -224,10 +217,10 @@ def quiz_questions(trace, n: int = 10, seed: int = 0, *, max_choices: int = MAX_
         '6 pairs have the best score, 1/36'
     """
     trace = _check_trace(trace)
-    n = _check_int("n", n, 1)
+    n = check_int("n", n, 1)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r:.60}")
-    max_choices = _check_int("max_choices", max_choices, 2)
+    max_choices = check_int("max_choices", max_choices, 2)
     total = len(trace.merges)
     if total == 0:
         raise ValueError(f"trace has no merges, so there is nothing to ask: {trace.stopped_because}")
@@ -311,7 +304,7 @@ def merge_tree(trace, token: str, *, upto: int | None = None):
     trace = _check_trace(trace)
     if not isinstance(token, str):
         raise TypeError(f"token must be a str, got {type(token).__name__} {token!r:.60}")
-    last = len(trace.merges) if upto is None else _check_int("upto", upto, 0)
+    last = len(trace.merges) if upto is None else check_int("upto", upto, 0)
     if last > len(trace.merges):
         raise ValueError(f"upto must be at most {len(trace.merges)} (the trace's merges), got {upto}")
     made, base = _first_made(trace)

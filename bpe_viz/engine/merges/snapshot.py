@@ -10,17 +10,12 @@ share. Notebooks show a snapshot as HTML through the renderer the view layer reg
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fractions import Fraction
 from functools import cached_property
 from itertools import compress
 
 from . import ranking
 from .convention import Merge, VocabEntry
-
-if TYPE_CHECKING:  # only for annotations: the trace imports this module
-    from .trace import Trace
 
 __all__ = ["Snapshot", "set_html_renderer", "HTML_RENDERERS"]
 
