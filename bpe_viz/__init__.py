@@ -10,26 +10,20 @@ The notebook-facing API. Training keeps a snapshot after every merge::
 The package has three layers, imported in one direction only (a test checks it):
 :mod:`bpe_viz.engine` (pure Python: training, traces, encoding) -> :mod:`bpe_viz.view` (HTML
 strings and matplotlib charts) -> :mod:`bpe_viz.widgets` (ipywidgets explorers); plus
-:mod:`bpe_viz.interop` (subword-nmt and Hugging Face ``tokenizers``). The explorers are
+:mod:`bpe_viz.interop` (subword-nmt and Hugging Face ``tokenizers``). Every trained tokenizer
+(BPE, WordPiece, Unigram, SubwordTextEncoder) is a :class:`Tokenizer`: ``encode``, ``decode``
+and ``encode_word`` work on any of them. The explorers are
 importable from here too (``from bpe_viz import MergeExplorer``), loaded on first use so that
 ``import bpe_viz`` does not need ipywidgets.
 """
 
 from . import view as _view  # noqa: F401  (registers the HTML a Snapshot shows in a notebook)
-from .engine import corpora
-from .engine.text.alphabet import bytes_to_symbols, symbols_to_bytes
-from .engine.bpe import PRESETS, iter_bpe, replay_bpe, train_bpe
-from .engine.text.corpus import from_symbol_dict, word_counts
-from .engine.encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
-from .engine.text.pretokenize import PRE_TOKENIZERS
-from .engine.merges.ranking import TIE_BREAKS, best_pair
-from .engine.text.symbols import merge_symbols
-from .engine.merges.trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
-from .engine.merges.training import Training
-from .engine.wordpiece import iter_wordpiece, train_wordpiece
-from .engine.unigram import UnigramTrace, train_unigram
-from .engine.subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
-from .engine.merges.quiz import Question, merge_tree, quiz_questions
+from .engine import (PRE_TOKENIZERS, PRESETS, STOP_REASONS, TIE_BREAKS, Convention, Encoding, EncodeStep, Merge,
+                     Question, Snapshot, SubwordTextEncoderTrace, Tokenizer, Trace, Training, UnigramTrace, VocabEntry,
+                     WordWalkthrough, best_pair, bytes_to_symbols, corpora, decode, encode, encode_word,
+                     from_symbol_dict, iter_bpe, iter_wordpiece, merge_symbols, merge_tree, quiz_questions, replay_bpe,
+                     symbols_to_bytes, train_bpe, train_subword_text_encoder, train_unigram, train_wordpiece,
+                     word_counts)
 from .interop import (from_hf_tokenizer, read_codes, read_merges, replay_codes, to_apply_bpe, to_hf_tokenizer,
                       write_codes, write_merges)
 
@@ -79,6 +73,7 @@ __all__ = [
     "Snapshot",
     "Trace",
     "VocabEntry",
+    "Tokenizer",
     *_WIDGETS,
 ]
 

@@ -1,35 +1,38 @@
-"""The engine: pure Python (the standard library only), no HTML, no widgets.
+"""The engine: pure Python (the standard library and ``regex``), no HTML, no widgets.
 
-Read it in this order: :mod:`.corpus` and :mod:`.pretokenize` (text -> words), :mod:`.alphabet`
-and :mod:`.markers` (word -> initial symbols), :mod:`.pairs` (the training state),
-:mod:`.ranking` (which pair wins), :mod:`.recorder` and :mod:`.trace` (the history and its read
-side), the models :mod:`.bpe` and :mod:`.wordpiece` (each: train, replay, encode one word), then
-:mod:`.encoding` (encode/decode any text with any trace). :mod:`.reference` is the literal
-textbook loop the tests compare against; :mod:`.corpora` the bundled example texts.
+One folder per tokenizer family, on two shared parts, behind one protocol:
+
+* :mod:`.protocol`: what every trained tokenizer answers (encode a text, one word with its
+  walkthrough, decode, id <-> token, describe); :mod:`.encoding` (``encode`` / ``decode`` /
+  ``encode_word``) asks it and nothing else; :mod:`.checks`: argument checks every layer shares.
+* :mod:`.text` (shared): text -> words -> initial symbols: corpus, pre-tokenizers, the byte
+  alphabet, markers, symbols, SentencePiece's character rules, the bundled corpora.
+* :mod:`.merges` (shared by the merge families): the pair index, ranking and tie rules, the
+  recorder and the trace (every step of a run), ids, the merge encoder, the quiz.
+* the families: :mod:`.bpe` (every classic convention, GPT-style byte-level, SentencePiece-BPE),
+  :mod:`.wordpiece`, :mod:`.unigram` (the Hugging Face course's and sentencepiece's),
+  :mod:`.subword_text_encoder` (TensorFlow Datasets'). A family imports the shared parts, never
+  another family.
 
 The layers above (:mod:`bpe_viz.view`, :mod:`bpe_viz.widgets`) import from here; nothing here
-imports them.
+imports them. The literal textbook loop the tests compare the engine with is ``tests/reference.py``.
 """
 
-from .text import corpora
-from .text.alphabet import BYTE_SYMBOLS, bytes_to_symbols, symbols_to_bytes
-from .bpe import PRESETS, BPE, iter_bpe, replay_bpe, train_bpe
-from .text.corpus import SymbolCorpus, WordCounts, from_symbol_dict, normalize, word_counts
+from .bpe import BPE, PRESETS, SentencePieceBPE, iter_bpe, replay_bpe, train_bpe
 from .encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, encode_word
-from .text.markers import ContinuingPrefix, EndOfWord, Marker, NoMarker, marker_from
-from .merges.model import MODELS, Model, initial_symbols
-from .text.pretokenize import PRE_TOKENIZERS, Pattern, PreTokenizer, Whitespace, get_pre_tokenizer
-from .merges.ranking import TIE_BREAKS, TIE_RULES, TieRule, best_pair, wordpiece_score
-from .text.symbols import merge_symbols
-from .merges.trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
-from .merges.training import Training
-from .wordpiece import WordPiece, iter_wordpiece, train_wordpiece
-from .bpe import SentencePieceBPE
-from .unigram import UnigramTrace, train_unigram
-from .subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
+from .merges import (MODELS, STOP_REASONS, TIE_BREAKS, TIE_RULES, Convention, Merge, Model, Snapshot, TieRule,
+                     Trace, Training, VocabEntry, best_pair, initial_symbols, wordpiece_score)
 from .merges.quiz import Question, merge_tree, quiz_questions
+from .protocol import Tokenizer
+from .subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
+from .text import (PRE_TOKENIZERS, BYTE_SYMBOLS, ContinuingPrefix, EndOfWord, Marker, NoMarker, Pattern,
+                   PreTokenizer, SymbolCorpus, Whitespace, WordCounts, bytes_to_symbols, corpora, from_symbol_dict,
+                   get_pre_tokenizer, marker_from, merge_symbols, normalize, symbols_to_bytes, word_counts)
+from .unigram import UnigramTrace, train_unigram
+from .wordpiece import WordPiece, iter_wordpiece, train_wordpiece
 
 __all__ = [
+    "Tokenizer",
     "corpora", "BYTE_SYMBOLS", "bytes_to_symbols", "symbols_to_bytes",
     "PRESETS", "BPE", "iter_bpe", "replay_bpe", "train_bpe",
     "SymbolCorpus", "WordCounts", "from_symbol_dict", "normalize", "word_counts",
