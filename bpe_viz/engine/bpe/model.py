@@ -65,7 +65,7 @@ PRESETS: dict[str, dict] = {
     # SentencePiece 0.2.3, model_type="bpe", normalization_rule_name="identity", other options
     # default: "▁" in front of each word, each line a sentence, pieces of one script and at most
     # 16 characters, 99.95 % character coverage, ties to the shorter piece, ids <unk> <s> </s>,
-    # pieces, characters; a piece-based encoder (see engine/sentencepiece.py).
+    # pieces, characters; a piece-based encoder (see engine/bpe/sentencepiece.py).
     "sentencepiece": dict(algorithm="sentencepiece-bpe", end_of_word=None, begin_of_word="\u2581",
                           tie_break="shorter", min_frequency=1, pre_tokenizer="sentencepiece",
                           character_coverage=0.9995, max_piece_length=16, id_layout="sentencepiece"),

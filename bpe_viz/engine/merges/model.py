@@ -2,9 +2,11 @@
 
 Every layer asks the trace's model instead of testing an algorithm name: how pairs are ranked
 (BPE by count, WordPiece by score), how a word is encoded (apply the learned merges, or greedy
-longest match) and how the convention reads in words. The models live in their own files
-(:mod:`~bpe_viz.engine.bpe.model`, :mod:`~bpe_viz.engine.wordpiece.model`) and register here, so a third
-model is a third file.
+longest match) and how the convention reads in words. The models live in their family's folder
+(:mod:`~bpe_viz.engine.bpe`, with SentencePiece-BPE as a subclass, and
+:mod:`~bpe_viz.engine.wordpiece`) and register here, so a third merge model is a third folder.
+Families that are not built from merges (Unigram, SubwordTextEncoder) need no model: they
+answer the :class:`~bpe_viz.engine.protocol.Tokenizer` protocol directly.
 
 Shared by all models: :func:`initial_symbols`, the symbols a word starts from (its characters or
 UTF-8 byte symbols, then the convention's marker).
@@ -37,7 +39,7 @@ class Model:
     #: what the ranking value is, for tables and charts
     rank_label = "count"
 
-    # -- training rules a model may add (SentencePiece's, see engine/sentencepiece.py) ---------
+    # -- training rules a model may add (SentencePiece's: engine/bpe/sentencepiece.py) ----
     #: a pair that would make a string already made is skipped for good
     one_piece_per_string = False
     #: when no pair occurs any more, go on with the pairs seen before (count 0)
