@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from bpe_viz.engine import corpora
 from bpe_viz.engine.text.corpus import word_counts
-from bpe_viz.engine.subword_text_encoder.model import (NUM_BYTES, UNDERSCORE_REPLACEMENT, SubwordEncoder,
+from bpe_viz.engine.subword_text_encoder import (NUM_BYTES, UNDERSCORE_REPLACEMENT, SubwordEncoder,
                                                  SubwordTextEncoderTrace, train_subword_text_encoder)
 from tfds_reference import corpus_generator, load_tfds_subword_text_encoder, tfds_version
 
@@ -86,9 +86,9 @@ def assert_same_as_tfds(tfds, corpus, target, texts, **kw):
     assert ours.subwords == ref.subwords
     assert ours.vocab_size == ref.vocab_size == len(ours.id_to_token)
     for text in texts:
-        enc = ours._encode(text)
+        enc = ours.encode(text)
         assert enc.ids == ref.encode(text), text
-        assert ours._decode(enc.ids) == ref.decode(enc.ids), text
+        assert ours.decode(enc.ids) == ref.decode(enc.ids), text
     return ours, ref
 
 
@@ -120,8 +120,8 @@ def test_same_as_tfds_on_python_docs(tfds, case):
     assert len(ours) >= 3 and abs(ours.vocab_size - target) * 100 < target * 10
     # an earlier try is a whole vocabulary too: encode with it as TFDS would
     first = tfds[0].SubwordTextEncoder(vocab_list=ours[0].subwords)
-    assert ours._encode(HELD_OUT, step=0).ids == first.encode(HELD_OUT)
-    assert ours._decode(first.encode(HELD_OUT), step=0) == first.decode(first.encode(HELD_OUT))
+    assert ours.encode(HELD_OUT, step=0).ids == first.encode(HELD_OUT)
+    assert ours.decode(first.encode(HELD_OUT), step=0) == first.decode(first.encode(HELD_OUT))
 
 
 def test_two_tries_equally_close_the_later_wins_as_tfds(tfds):
@@ -167,7 +167,7 @@ def test_a_reserved_token_found_again_is_listed_twice_as_tfds(tfds):
     assert trace.subwords.count("<EOS>") == ref.subwords.count("<EOS>") == 2
     later = trace.subwords.index("<EOS>", 1) + 1
     assert trace.token_to_id("<EOS>") == later
-    assert trace._encode("x<EOS>").ids[-1] == later == ref.encode("x<EOS>")[-1]
+    assert trace.encode("x<EOS>").ids[-1] == later == ref.encode("x<EOS>")[-1]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -176,10 +176,10 @@ def test_random_text_encodes_as_tfds_and_comes_back(tfds, text):
     """Any text (no lone surrogates: TensorFlow's as_bytes rejects them), with a vocabulary
     that learned no escaped underscore: TFDS's ids, and decode gives the text back."""
     trace, ref = _no_underscore_trace(tfds)
-    ids = trace._encode(text).ids
+    ids = trace.encode(text).ids
     assert ids == ref.encode(text)
     assert 0 not in ids
-    assert trace._decode(ids) == ref.decode(ids) == text
+    assert trace.decode(ids) == ref.decode(ids) == text
 
 
 _CACHE: dict = {}
@@ -201,9 +201,9 @@ def test_odd_text_round_trip_when_no_subword_holds_the_escape(tfds):
     trace, _ = _no_underscore_trace(tfds)
     assert not any(UNDERSCORE_REPLACEMENT in s for s in trace.subwords)
     for text in ODD:
-        enc = trace._encode(text)
-        assert trace._decode(enc.ids) == text
-    enc = trace._encode("a_b 🙂")
+        enc = trace.encode(text)
+        assert trace.decode(enc.ids) == text
+    enc = trace.encode("a_b 🙂")
     assert enc.pieces[1:2] == [UNDERSCORE_REPLACEMENT]  # the escape, spelled as the byte "_"
     assert enc.tokens[1] == "<0x5F>" and enc.byte_fallback[1]
     assert enc.tokens[-4:] == ["<0xF0>", "<0x9F>", "<0x99>", "<0x82>"] and enc.pieces[-4:] == ["🙂"] * 4
@@ -217,9 +217,9 @@ def test_tfds_traps_do_not_round_trip(tfds, docs_trace):
     ref = module.SubwordTextEncoder(vocab_list=trace.subwords)
     assert UNDERSCORE_REPLACEMENT * 2 in trace.subwords
     for text, back in [("__init__", "\\&undsc\\&undscinit\\&undsc\\&undsc"), ("\\&undsc x", "\\&undsc  x")]:
-        ids = trace._encode(text).ids
+        ids = trace.encode(text).ids
         assert ids == ref.encode(text)
-        assert trace._decode(ids) == ref.decode(ids) == back != text
+        assert trace.decode(ids) == ref.decode(ids) == back != text
 
 
 def test_reserved_tokens_at_the_same_place_tfds_depends_on_hashing(tfds):
@@ -333,20 +333,20 @@ def test_ids_and_tokens():
     assert table[-256:] == [f"<0x{b:02X}>" for b in range(256)]
     assert all(trace.token_to_id(t) == i for i, t in enumerate(table))  # no subword listed twice here
     assert trace.token_to_id("no such piece") is None
-    enc = trace._encode(HELD_OUT)
+    enc = trace.encode(HELD_OUT)
     assert enc.tokens == [table[i] for i in enc.ids]
     assert len(enc.pieces) == len(enc.ids) == len(enc.word_ids) == len(enc.byte_fallback) == len(enc)
     assert [p for p, _ in enc.segments] == [p for w in enc.words for p in trace._encoder().segment(w)]
-    assert trace._decode(enc) == trace._decode(enc.ids)
+    assert trace.decode(enc) == trace.decode(enc.ids)
 
 
 def test_encode_word_walkthrough(docs_trace):
     trace = docs_trace
     vocab = set(trace.subwords)
-    w = trace._encode_word("tokenizer ")
+    w = trace.encode_word("tokenizer ")
     assert w.token == "tokenizer_"
     assert "".join(w.pieces) == w.token
-    assert w.ids == trace._encode("tokenizer ").ids
+    assert w.ids == trace.encode("tokenizer ").ids
     for s in w.steps:
         # longest candidate first, one character shorter each time, until one is a subword
         assert [len(t) for t in s.tried] == list(range(len(s.tried[0]), len(s.tried[0]) - len(s.tried), -1))
@@ -354,9 +354,9 @@ def test_encode_word_walkthrough(docs_trace):
         assert (s.match is None) == (s.tried[-1] not in vocab)
     assert w.describe().startswith("'tokenizer ': token 'tokenizer_'")
     with pytest.raises(ValueError, match="one token"):
-        trace._encode_word("don't")
+        trace.encode_word("don't")
     # each try has its own vocabulary: the first (highest min_count) knows fewer subwords
-    assert len(trace._encode_word("tokenizer", step=0).steps) >= len(trace._encode_word("tokenizer").steps)
+    assert len(trace.encode_word("tokenizer", step=0).steps) >= len(trace.encode_word("tokenizer").steps)
 
 
 def test_generic_encode_and_decode_use_the_trace():
@@ -364,7 +364,7 @@ def test_generic_encode_and_decode_use_the_trace():
 
     trace = train_subword_text_encoder(corpora.load("slp3"), 265)
     enc = encode("lowest newer", trace)
-    assert enc.ids == trace._encode("lowest newer").ids
+    assert enc.ids == trace.encode("lowest newer").ids
     assert decode(enc.ids, trace) == "lowest newer"
     assert encode_word("lowest ", trace).pieces == ["lowest_"]
 
@@ -423,25 +423,25 @@ def test_valid_edges():
 def test_bad_encode_and_decode_arguments():
     trace = train_subword_text_encoder(corpora.load("slp3"), 265)
     with pytest.raises(TypeError, match="text must be a str"):
-        trace._encode(b"low")
+        trace.encode(b"low")
     with pytest.raises(ValueError, match=r"step must be between 0 and 1"):
-        trace._encode("low", step=5)
+        trace.encode("low", step=5)
     with pytest.raises(TypeError, match="step must be an int"):
-        trace._encode("low", step="1")
+        trace.encode("low", step="1")
     with pytest.raises(IndexError, match="step must be between"):
         trace[2]
     assert trace[-1] is trace[1]
     with pytest.raises(ValueError, match=f"not an id of this vocabulary \\(0..{trace.vocab_size - 1}\\)"):
-        trace._decode([1, trace.vocab_size])
+        trace.decode([1, trace.vocab_size])
     with pytest.raises(ValueError, match="padding \\(0\\) at position 0"):
-        trace._decode([0, 1])
-    assert trace._decode([1, 0, 0]) == trace._decode([1])  # trailing padding is dropped
+        trace.decode([0, 1])
+    assert trace.decode([1, 0, 0]) == trace.decode([1])  # trailing padding is dropped
     with pytest.raises(TypeError, match="ids must be a list of int"):
-        trace._decode("1 2")
+        trace.decode("1 2")
     with pytest.raises(TypeError, match="ids must be a list of int"):
-        trace._decode([1.0])
+        trace.decode([1.0])
     with pytest.raises(ValueError, match="is 0 tokens"):
-        trace._encode_word("")
+        trace.encode_word("")
 
 
 def test_tfds_version_pinned():

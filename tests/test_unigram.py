@@ -1,4 +1,4 @@
-"""Unigram LM (``bpe_viz.engine.unigram.model``) against its two sources.
+"""Unigram LM (``bpe_viz.engine.unigram``) against its two sources.
 
 * ``flavour="hf-course"``: every number the Hugging Face course prints in chapter 6, section 7
   (the toy corpus and the four-sentence corpus), errata included; the printed values are read
@@ -27,7 +27,7 @@ import pytest
 
 from bpe_viz import decode, encode, encode_word, train_unigram
 from bpe_viz.engine.text.corpora import EXAMPLES, python_docs_text
-from bpe_viz.engine.unigram.model import UnigramTrace, metaspace_words
+from bpe_viz.engine.unigram import UnigramTrace, metaspace_words
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external"
 UNIGRAM_JSON = EXTERNAL / "hf-course" / "ch6-unigram.json"
@@ -113,10 +113,10 @@ def test_toy_loss_and_removal_of_hug():
     assert t[1].removal_losses["hug"] == pytest.approx(fx["without_hug"]["loss_increase"], abs=0.02)
     # without hug, hug and hugs are cut as the course says
     neg = {p: q for p, q in t[0].pieces.items() if p != "hug"}
-    from bpe_viz.engine.unigram.model import _course_cut
+    from bpe_viz.engine.unigram.lattice import course_cut
     for word in ("hug", "hugs"):
         cut, prob = fx["without_hug"][word]
-        pieces, score, tied = _course_cut(word, {p: -math.log(q) for p, q in neg.items()}, 3, 0.0)
+        pieces, score, tied = course_cut(word, {p: -math.log(q) for p, q in neg.items()}, 3, 0.0)
         assert math.exp(-score) == pytest.approx(prob, abs=1e-6)
         assert list(pieces) == cut or tied  # hu g and h ug score the same: the code keeps h ug
 
@@ -275,7 +275,7 @@ def test_docs_text_largest_vocab_size():
 
 def sp_model_as_trace(sp) -> UnigramTrace:
     """Our trace with SentencePiece's own pieces and scores: the encoder alone under test."""
-    from bpe_viz.engine.unigram.model import UnigramSnapshot
+    from bpe_viz.engine.unigram import UnigramSnapshot
 
     pieces = {sp.id_to_piece(i): sp.get_score(i) for i in range(3, sp.get_piece_size())}
     return UnigramTrace("sentencepiece", {}, [UnigramSnapshot(0, pieces, 0.0)], vocab_size=sp.get_piece_size(),

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-__all__ = ["Tokenizer", "check_tokenizer", "check_step", "reject_options"]
+__all__ = ["Tokenizer", "check_tokenizer", "check_step", "reject_options", "check_plain_encode"]
 
 
 class Tokenizer(ABC):
@@ -117,3 +117,12 @@ def reject_options(tokenizer: Tokenizer, options: dict) -> None:
         names = ", ".join(sorted(options))
         raise ValueError(f"{names}: options of the merge-based encoders (BPE); a {type(tokenizer).__name__} "
                          f"has no merges to apply them to")
+
+
+def check_plain_encode(tokenizer: Tokenizer, text, options: dict) -> None:
+    """The arguments of ``encode`` on a family with no merges and no special tokens of its own
+    (Unigram, SubwordTextEncoder): ``allowed_special`` changes nothing, the merge options are
+    refused (:func:`reject_options`), and ``text`` must be a str."""
+    reject_options(tokenizer, {k: v for k, v in options.items() if k != "allowed_special"})
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")

@@ -1,0 +1,380 @@
+"""Unigram training as sentencepiece 0.2.3's trainer runs it (``flavour="sentencepiece"``).
+
+``unigram_model_trainer.cc`` as **sentencepiece 0.2.3** ships it (0.2.0 differs: its seeds
+come from a character suffix array, and it stops before pruning). Each line is a sentence
+(``normalization_rule_name="identity"``); rare characters become unknown
+(``character_coverage``). Seeds are the substrings that repeat in the UTF-8 text and branch
+there (the nodes of its suffix tree), at most 16 characters, valid pieces only (see
+:func:`~bpe_viz.engine.text.scripts.valid_piece`), scored frequency x length, with the
+characters first. A round runs two EM steps (expected counts by forward-backward; pieces
+expected less than 0.5 times are dropped; the M-step uses ``digamma(count) - digamma(total)``),
+then prunes: a piece whose own best cut splits it, or that no word uses, goes; the others are
+ranked by how much likelihood the corpus loses if each occurrence is cut the piece's
+second-best way, and the top ``max(1.1 x vocab_size, 0.75 x size)`` stay. At the end, pieces
+that can never win are dropped, the required characters are put back and the best-scoring
+pieces fill ``vocab_size``; ids are ``<unk> <s> </s>`` then the pieces by score.
+
+Its sibling :mod:`.course` is the Hugging Face course's simpler recipe (no EM, 10 % a round);
+the lattice both walk is :mod:`.lattice` (:class:`~.lattice.SPModel` here).
+
+Example::
+
+    >>> sentences = sp_normalized(sp_lines("low low low lower\\nnewest widest"))
+    >>> sentences
+    ['▁low▁low▁low▁lower', '▁newest▁widest']
+    >>> rounds, corpus, required = sp_rounds(sentences, 14, 0.9995, 16, 2, None)
+    >>> [len(r.pieces) for r in rounds], rounds[-1].note[:6]
+    ([17, 9, 11], 'final:')
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+
+from ..text.pretokenize import SentencePieceSpace
+from ..text.scripts import ANY_SCRIPT, MARK, NOT_CHARACTERS, f32, f32_all, required_characters, script_of
+from .lattice import SPModel, sp_two_best
+from .trace import SP_META, Removed, UnigramSnapshot
+from .words import sentences as read_sentences, word_count_items
+
+__all__ = ["sp_lines", "sp_normalized", "sp_rounds"]
+
+UNK_CHAR = "\u2585"  # ▅ : SentencePiece's stand-in for a character it does not keep
+
+
+def _digamma(x: float) -> float:
+    """The digamma function, by the recurrence and asymptotic series SentencePiece uses."""
+    result = 0.0
+    while x < 7:
+        result -= 1 / x
+        x += 1
+    x -= 0.5
+    xx = 1.0 / x
+    xx2 = xx * xx
+    xx4 = xx2 * xx2
+    return result + math.log(x) + xx2 / 24.0 - 7.0 / 960.0 * xx4 + 31.0 / 8064.0 * xx4 * xx2 - 127.0 / 30720.0 * xx4 * xx4
+
+
+def _logaddexp(x: float, y: float) -> float:
+    if x < y:
+        x, y = y, x
+    if y == -math.inf or x > y + 50:  # SentencePiece's cut-off: exp(-50) is nothing
+        return x
+    return x + math.log1p(math.exp(y - x))
+
+
+# -- the corpus as sentencepiece reads it --------------------------------------------------------
+
+def sp_lines(corpus, argname="corpus") -> list[str]:
+    """The corpus argument as lines: text by line, a list as given, a mapping word -> count as
+    each word on a line of its own, ``count`` times."""
+    if isinstance(corpus, Mapping):
+        return [w for w, n in word_count_items(corpus, argname) for _ in range(n)]
+    return read_sentences(corpus, argname)
+
+
+def sp_normalized(lines: list[str]) -> list[str]:
+    """The sentences SentencePiece trains on, in its order: each kept line as ``▁w1▁w2...``.
+
+    Lines it skips (over 4,192 bytes, holding ``▅``) are left out; ``<unk>``, ``<s>`` and ``</s>``
+    read as spaces; a line that normalizes to nothing is removed the way the C++ removes it
+    (swapped with the last one), which moves the last sentence.
+    """
+    out = []
+    for line in lines:
+        if not line or UNK_CHAR in line or len(line.encode("utf-8", "surrogatepass")) > SentencePieceSpace.MAX_LINE_BYTES:
+            continue
+        if "<" in line:
+            line = line.replace("<unk>", " ").replace("<s>", " ").replace("</s>", " ")
+        words = [w for w in line.split(" ") if w]
+        out.append("".join(MARK + w for w in words))
+    i = 0
+    while i < len(out):
+        if not out[i]:
+            out[i] = out[-1]
+            out.pop()
+        else:
+            i += 1
+    return out
+
+
+_FIRST_BYTE: dict = {}
+
+
+def _first_byte(ch: str) -> int:
+    b = _FIRST_BYTE.get(ch)
+    if b is None:
+        b = _FIRST_BYTE[ch] = ch.encode("utf-8", "surrogatepass")[0]
+    return b
+
+
+# -- seeds ---------------------------------------------------------------------------------------
+
+def _seeds(sentences: list[str], max_len: int, seed_size: int = 1_000_000):
+    """The seed pieces (longer than one character) and their frequencies, as sentencepiece 0.2.3
+    finds them: the nodes of the suffix tree of the UTF-8 text (every sentence followed by a NUL
+    byte) that are valid pieces, counted by how often they occur.
+
+    A substring is a node when it occurs twice or more and the bytes after its occurrences are
+    not all the same. A node ``piece + NUL`` (the piece ends several sentences, one of them the
+    last) counts for the piece too, once more (the C++ trims the NUL and adds the counts).
+    """
+    # every sentence is a run of ▁-words; a piece never crosses a ▁ after its first character
+    words: Counter = Counter()
+    for s in sentences:
+        parts = s.split(MARK)[1:]
+        last = len(parts) - 1
+        for i, w in enumerate(parts):
+            words[(MARK + w, i == last)] += 1
+    stats: dict = {}
+    for (word, at_end), m in words.items():
+        n = len(word)
+        after_word = 0 if at_end else _first_byte(MARK)
+        for i in range(n):
+            prev = ANY_SCRIPT
+            for j in range(i, min(n, i + max_len)):
+                ch = word[j]
+                if ch == MARK:
+                    if j > i:
+                        break
+                else:
+                    if ch in NOT_CHARACTERS or ch == UNK_CHAR:
+                        break
+                    sc = script_of(ch)
+                    if sc == "INHERITED":
+                        sc = prev
+                    if prev is not ANY_SCRIPT and sc is not ANY_SCRIPT and sc != prev:
+                        break
+                    prev = sc
+                if j == i:
+                    continue
+                piece = word[i:j + 1]
+                nb = _first_byte(word[j + 1]) if j + 1 < n else after_word
+                st = stats.get(piece)
+                if st is None:
+                    stats[piece] = [m, nb, False]
+                else:
+                    st[0] += m
+                    if not st[2] and st[1] != nb:
+                        st[2] = True
+    freq = {p: st[0] for p, st in stats.items() if st[0] >= 2 and st[2]}
+    if sentences:
+        # pieces + NUL: suffixes of the very last sentence that end other sentences too
+        last = sentences[-1].rsplit(MARK, 1)[-1]
+        last = MARK + last
+        ends: Counter = Counter()
+        for (word, at_end), m in words.items():
+            if at_end:
+                ends[word] += m
+        for i in range(len(last) - 1):
+            piece = last[i:]
+            if piece not in stats:
+                continue  # not a valid piece
+            n_end = sum(m for w, m in ends.items() if w.endswith(piece))
+            if n_end >= 2:
+                freq[piece] = freq.get(piece, 0) + n_end
+    ranked = sorted(((p, f32(float(f) * len(p))) for p, f in freq.items() if f >= 2),
+                    key=lambda t: (-t[1], -len(t[0].encode("utf-8", "surrogatepass")), t[0]))
+    return ranked[:seed_size]
+
+
+def _alphabet(sentences, vocab_size, coverage):
+    """The characters covering ``coverage`` of the text (the others become ▅ in the sentences),
+    and their counts; a ``vocab_size`` too small for them is refused."""
+    char_counts: Counter = Counter()
+    for s in sentences:
+        char_counts.update(s)
+    required = required_characters({c: n for c, n in char_counts.items() if c not in NOT_CHARACTERS}, coverage)
+    if vocab_size < len(required) + len(SP_META):
+        raise ValueError(f"vocab_size must be at least {len(required) + len(SP_META)} (the {len(required)} characters "
+                         f"this corpus needs plus <unk>, <s> and </s>), got {vocab_size}")
+    keep = set(required)
+    if len(keep) != len(char_counts):
+        sentences = ["".join(c if c in keep else UNK_CHAR for c in s) for s in sentences]
+    return sentences, {c: char_counts[c] for c in required}
+
+
+def _seed_model(sentences, max_len) -> SPModel:
+    """The characters (most frequent first), then the seeds, scored ``log(score / total)``."""
+    all_chars: Counter = Counter()
+    for s in sentences:
+        all_chars.update(s)
+    all_chars.pop(UNK_CHAR, None)
+    seeds = [(c, float(n)) for c, n in sorted(all_chars.items(), key=lambda t: (-t[1], t[0]))]
+    seeds += _seeds(sentences, max_len)
+    logsum = math.log(sum(s for _, s in seeds))
+    return SPModel(list(zip([p for p, _ in seeds], f32_all(math.log(s) - logsum for _, s in seeds))))
+
+
+def _word_corpus(sentences) -> list[tuple[str, int]]:
+    """The ``▁``-words and their counts, most frequent first."""
+    words: Counter = Counter()
+    for s in sentences:
+        for w in s.split(MARK)[1:]:
+            words[MARK + w] += 1
+    return sorted(words.items(), key=lambda t: (-t[1], t[0]))
+
+
+def _loss_of(model, corpus) -> float:
+    total = 0.0
+    for w, f in corpus:
+        total -= f * model.viterbi(w)[1]
+    return total
+
+
+# -- the rounds ----------------------------------------------------------------------------------
+
+def sp_rounds(sentences, vocab_size, coverage, max_len, sub_iterations, callback):
+    """The rounds (seeds, one per EM-and-prune round, the final layout), the ``▁``-words with
+    their counts, and the required characters with theirs."""
+    sentences, req_counts = _alphabet(sentences, vocab_size, coverage)
+    model = _seed_model(sentences, max_len)
+    corpus = _word_corpus(sentences)
+    desired = int(vocab_size * 1.1)
+    rounds = [UnigramSnapshot(0, dict(model.pieces), _loss_of(model, corpus), note="seeds")]
+    while True:
+        removed: list = []
+        for _ in range(sub_iterations):
+            model, dropped = _em_step(model, corpus)
+            removed += [Removed(p, None, False, "EM: expected count below 0.5") for p in dropped]
+        model, em_removed, losses, kept_at_cut = _prune(model, corpus, desired)
+        removed += em_removed
+        rounds.append(UnigramSnapshot(len(rounds), dict(model.pieces), _loss_of(model, corpus), removal_losses=losses,
+                                      removed=tuple(removed), kept_at_cut=kept_at_cut))
+        if callback is not None:
+            callback(len(rounds) - 1, len(model.pieces))
+        if len(model.pieces) <= desired:
+            break
+    rounds.append(_final_round(len(rounds), model, corpus, req_counts, vocab_size))
+    return rounds, corpus, req_counts
+
+
+def _final_round(k, model, corpus, req_counts, vocab_size) -> UnigramSnapshot:
+    """The end: drop pieces that can never win, put the required characters back, fill vocab_size."""
+    reachable, unreachable = [], []
+    for p, s in model.pieces:
+        path, alt = _unreachable_check(p, s, model)
+        (unreachable if alt else reachable).append((p, s))
+    model = SPModel(reachable)
+    final: dict = {}
+    penalty = 0.0
+    scores = dict(model.pieces)
+    lo = min(scores.values())
+    for c, _ in sorted(req_counts.items(), key=lambda t: (-t[1], t[0])):
+        if c in scores:
+            final[c] = scores[c]
+        else:
+            final[c] = f32(lo + penalty)
+            penalty = f32(penalty + 0.0001)
+    room = vocab_size - len(SP_META)
+    for p, s in sorted(model.pieces, key=lambda t: (-t[1], t[0])):
+        if p in final:
+            continue
+        if len(final) == room:
+            break
+        final[p] = s
+    if len(final) + len(SP_META) != vocab_size:
+        raise ValueError(f"vocab_size {vocab_size} is too high for this corpus: sentencepiece 0.2.3 accepts at most "
+                         f"{len(final) + len(SP_META)} here")
+    ordered = dict(sorted(final.items(), key=lambda t: (-t[1], t[0])))
+    removed = [Removed(p, None, False, "can never win: its parts score higher") for p, _ in unreachable]
+    removed += [Removed(p, None, False, "below the final cut") for p, _ in model.pieces if p not in ordered]
+    last = SPModel(list(ordered.items()))
+    return UnigramSnapshot(k, ordered, _loss_of(last, corpus), removed=tuple(removed),
+                           note="final: unreachable pieces dropped, required characters back, best scores")
+
+
+def _unreachable_check(piece, score, model):
+    """Whether another cut of ``piece`` beats the piece itself (``PruneUnreachableSentencePieces``)."""
+    me = model.index[piece][0]
+    nodes = [nd for nd in model.nodes(piece) if not (nd[0] == 0 and nd[1] == len(piece) and nd[2] == me)]
+    if len(piece) == 1 or not nodes:
+        return None, False
+    path, alt = model.viterbi(piece, nodes)
+    return path, alt is not None and alt > score
+
+
+def _em_step(model, corpus):
+    expected = [0.0] * len(model.pieces)
+    for w, f in corpus:
+        nodes = model.nodes(w)
+        n = len(w)
+        alpha = [-math.inf] * (n + 1)
+        alpha[0] = 0.0
+        for s, e, _, sc in nodes:
+            alpha[e] = _logaddexp(alpha[e], alpha[s] + sc)
+        beta = [-math.inf] * (n + 1)
+        beta[n] = 0.0
+        for s, e, _, sc in reversed(nodes):
+            beta[s] = _logaddexp(beta[s], sc + beta[e])
+        z = alpha[n]
+        for s, e, i, sc in nodes:
+            expected[i] += f * math.exp(alpha[s] + sc + beta[e] - z)
+    expected = f32_all(expected)
+    kept, dropped = [], []
+    total = 0.0
+    for (p, _), x in zip(model.pieces, expected):
+        if x < 0.5:
+            dropped.append(p)
+            continue
+        kept.append((p, x))
+        total += x
+    dg = f32(_digamma(f32(total)))
+    return SPModel(list(zip([p for p, _ in kept], f32_all(_digamma(x) - dg for _, x in kept)))), dropped
+
+
+def _prune(model, corpus, desired):
+    pieces = model.pieces
+    always_keep = [True] * len(pieces)
+    alternatives: list = [[] for _ in pieces]
+    for i, (p, _) in enumerate(pieces):
+        nb = sp_two_best(p, model)
+        if len(nb) == 1:
+            continue
+        if len(nb[0]) >= 2:
+            always_keep[i] = False
+        elif len(nb[0]) == 1:
+            alternatives[i] = [nd[2] for nd in nb[1]]
+    freq = [0.0] * len(pieces)
+    for w, f in corpus:
+        for nd in model.viterbi(w)[0]:
+            freq[nd[2]] += f
+    total = f32(sum(freq))
+    logsum = f32(math.log(total))
+    kept, candidates, removed = [], [], []
+    losses = {}
+    for i, (p, s) in enumerate(pieces):
+        if freq[i] == 0:
+            removed.append(Removed(p, None, False, "no word's best cut uses it"))
+        elif not always_keep[i]:
+            removed.append(Removed(p, None, False, "its own best cut splits it"))
+        elif not alternatives[i]:
+            kept.append(i)
+        else:
+            fi = freq[i]
+            logprob_sp = f32(math.log(fi) - logsum)
+            logsum_alt = f32(math.log(f32(total + f32(fi * (len(alternatives[i]) - 1)))))
+            logprob_alt = 0.0
+            for n in alternatives[i]:
+                logprob_alt = f32(logprob_alt + (math.log(f32(freq[n] + fi)) - logsum_alt))
+            F = f32(fi / total)
+            loss = f32(F * f32(logprob_sp - logprob_alt))
+            candidates.append((i, loss))
+            losses[p] = loss
+    pruned_size = max(desired, int(0.75 * len(pieces)))
+    ranked = sorted(candidates, key=lambda t: (-t[1], t[0]))
+    new = [pieces[i] for i in kept]
+    taken = 0
+    for i, _ in ranked:
+        if len(new) == pruned_size:
+            break
+        new.append(pieces[i])
+        taken += 1
+    rest = ranked[taken:]
+    cut_value = ranked[taken - 1][1] if taken else None
+    tied_cut = bool(rest) and cut_value is not None and rest[0][1] == cut_value
+    removed += [Removed(pieces[i][0], loss, tied_cut and loss == cut_value, "lowest likelihood loss") for i, loss in rest]
+    kept_at_cut = tuple(pieces[i][0] for i, loss in ranked[:taken] if tied_cut and loss == cut_value)
+    return SPModel(new), removed, losses, kept_at_cut
