@@ -1,4 +1,4 @@
-"""bpe_viz.view.charts: matplotlib helpers return Axes, highlight what the engine chose, and are
+"""bpe_viz.view.merges.charts: matplotlib helpers return Axes, highlight what the engine chose, and are
 deterministic. Toy values: Sennrich, Haddow & Birch (2016), Algorithm 1's dictionary; the
 Hugging Face NLP course (chapter 6) word counts for BPE vs WordPiece."""
 
@@ -16,7 +16,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from bpe_viz import train_bpe, train_wordpiece
-from bpe_viz.view.charts import (
+from bpe_viz.view import (
     BLUE,
     bar_notes,
     pair_labels,

@@ -20,9 +20,10 @@ matplotlib.use("Agg")
 import pytest
 
 from bpe_viz import corpora, train_bpe, train_wordpiece
-from bpe_viz.view.html import MAX_CHIPS, MAX_LABEL_CHARS, MAX_SENTENCE_TOKENS
+from bpe_viz.view import MAX_CHIPS, MAX_LABEL_CHARS, MAX_SENTENCE_TOKENS
 from bpe_viz.widgets import CompareExplorer, EncoderExplorer, MergeExplorer
-from bpe_viz.widgets.common import PROJECTOR, SIZE_CHOICES, SPEED_CHOICES, parse_merges, plain_text
+from bpe_viz.widgets.controls import PROJECTOR, SIZE_CHOICES, SPEED_CHOICES
+from bpe_viz.widgets.inputs import parse_merges, plain_text
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

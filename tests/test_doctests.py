@@ -18,7 +18,7 @@ MODULES = sorted(
 def test_modules_found():
     """The package's modules are all discovered, in every layer (so the parametrized test is not empty)."""
     for name in ("bpe_viz.engine.bpe.model", "bpe_viz.engine.merges.trace", "bpe_viz.engine.text.markers",
-                 "bpe_viz.engine.merges.ranking", "bpe_viz.view.html", "bpe_viz.widgets.merge",
+                 "bpe_viz.engine.merges.ranking", "bpe_viz.view.merges.tables", "bpe_viz.widgets.merge",
                  "bpe_viz.interop.subword_nmt"):
         assert name in MODULES
 

@@ -18,7 +18,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from bpe_viz import corpora, train_bpe
-from bpe_viz.view.charts import figure_png, font_families, pair_labels, plot_pair_counts
+from bpe_viz.view import figure_png, font_families, pair_labels, plot_pair_counts
 
 
 def installed(family: str) -> bool:

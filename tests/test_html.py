@@ -1,4 +1,4 @@
-"""bpe_viz.view.html: HTML strings that are safe, deterministic and say what the engine says.
+"""bpe_viz.view (the kit and the merge views): HTML strings that are safe, deterministic and say what the engine says.
 
 Golden values come from Sennrich, Haddow & Birch (2016), Algorithm 1's toy dictionary
 (low×5, lower×2, newest×6, widest×3): merges (e, s) 9, (es, t) 9, (est, </w>) 9, (l, o) 7 ...,
@@ -13,7 +13,7 @@ import re
 import pytest
 
 from bpe_viz import encode, encode_word, train_bpe, train_wordpiece
-from bpe_viz.view.html import (
+from bpe_viz.view import (
     PALETTE,
     error_html,
     merge_html,
@@ -391,7 +391,7 @@ def test_output_is_deterministic_and_has_no_ids(toy):
                                           ("subword-nmt", "greatest pair by code points")])
 def test_tie_captions_name_the_rule_of_the_trace(preset, words):
     """The tie badge and the pair table say the rule the trace was trained with."""
-    from bpe_viz.view.html import merge_html, pairs_table_html
+    from bpe_viz.view import merge_html, pairs_table_html
 
     t = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10, preset=preset)
     tied = next(m for m in t.merges if m.tied)

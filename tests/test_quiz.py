@@ -1,4 +1,4 @@
-"""The quiz and merge trees: bpe_viz.engine.merges.quiz, bpe_viz.view.quiz / trees, QuizExplorer.
+"""The quiz and merge trees: bpe_viz.engine.merges.quiz, bpe_viz.view.merges.quiz / trees, QuizExplorer.
 
 Golden values come from published examples:
 
@@ -29,10 +29,9 @@ import pytest
 
 from bpe_viz import (PRESETS, Question, corpora, encode_word, merge_tree, quiz_questions, symbols_to_bytes, train_bpe,
                      train_wordpiece)
-from bpe_viz.engine.merges.quiz import MAX_CHOICES
-from bpe_viz.view.html import walkthrough_html
-from bpe_viz.view.quiz import answer_html, question_html, summary_html
-from bpe_viz.view.trees import MAX_BOXES, merge_tree_html, merge_trees_html
+from bpe_viz.engine.merges import MAX_CHOICES
+from bpe_viz.view import (MAX_BOXES, answer_html, merge_tree_html, merge_trees_html, question_html, summary_html,
+                          walkthrough_html)
 
 SENNRICH = corpora.load("sennrich2016")
 HF_COURSE = corpora.load("hf-course")

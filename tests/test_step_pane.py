@@ -15,7 +15,7 @@ import pytest
 from bpe_viz import corpora, train_bpe, train_wordpiece
 from loop_support import without_a_running_loop
 from bpe_viz.widgets import CompareExplorer, MergeExplorer
-from bpe_viz.widgets.common import PROJECTOR
+from bpe_viz.widgets.controls import PROJECTOR
 from bpe_viz.widgets import step_pane
 from bpe_viz.widgets.step_pane import StepCache, StepPane
 

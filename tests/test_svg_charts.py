@@ -1,6 +1,6 @@
-"""bpe_viz.view.svg: the explorers' live charts as inline SVG say what the matplotlib charts say.
+"""bpe_viz.view.merges.svg: the explorers' live charts as inline SVG say what the matplotlib charts say.
 
-Each SVG chart is compared with its matplotlib twin (:mod:`bpe_viz.view.charts`) drawn from
+Each SVG chart is compared with its matplotlib twin (:mod:`bpe_viz.view.merges.charts`) drawn from
 the same engine objects: same title, pair labels, value notes, picks and merge sequences. Toy
 values: Sennrich, Haddow & Birch (2016), Algorithm 1's dictionary; the Hugging Face NLP course
 (chapter 6) word counts; and Python's documentation text (``corpora.load("python-docs")``).
@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import pytest
 
 from bpe_viz import corpora, train_bpe, train_wordpiece
-from bpe_viz.view.charts import (
+from bpe_viz.view import (
     bar_notes,
     bpe_wordpiece_picks,
     compression_curve,
@@ -26,7 +26,7 @@ from bpe_viz.view.charts import (
     pair_labels,
     plot_pair_counts,
 )
-from bpe_viz.view.svg import (
+from bpe_viz.view import (
     bpe_vs_wordpiece_svg,
     compression_svg,
     merge_counts_svg,
@@ -223,7 +223,7 @@ def test_warmer_prepares_the_next_steps_in_idle_time():
     for k in (149, 151):
         assert ex._pane.has(k), f"step {k} was not sent to the page ahead"
         snap = trace._cache.get(k)
-        assert snap is not None and "_state" in snap.__dict__, f"step {k} not prepared"
+        assert snap is not None and "state" in snap.__dict__, f"step {k} not prepared"
     ex.step = 151  # the view of a prepared step is the one a fresh explorer shows
     fresh = MergeExplorer.from_trace(train_bpe(corpora.load("python-docs"), 300, preset="subword-nmt"))
     fresh.step = 151

@@ -1,5 +1,5 @@
-"""The Unigram explainer: its HTML (bpe_viz.view.unigram), its charts
-(bpe_viz.view.unigram_charts) and the UnigramExplorer widget.
+"""The Unigram explainer: its HTML (bpe_viz.view.unigram.html), its charts
+(bpe_viz.view.unigram.charts and .svg) and the UnigramExplorer widget.
 
 Expected values come from the engine (``train_unigram``, ``encode_word``) and from brute force
 (every segmentation of a word enumerated), never from the views themselves. The Hugging Face
@@ -25,7 +25,7 @@ import traitlets
 
 from bpe_viz import corpora, encode_word, train_unigram
 from bpe_viz.engine.unigram import metaspace_words
-from bpe_viz.view.unigram import (
+from bpe_viz.view import (
     MAX_LATTICE_CHARS,
     cuts_table_html,
     lattice_html,
@@ -34,10 +34,10 @@ from bpe_viz.view.unigram import (
     removal_table_html,
     round_header_html,
 )
-from bpe_viz.view.unigram_charts import loss_curve, piece_labels, piece_probabilities, plot_loss, plot_piece_probabilities
-from bpe_viz.view.unigram_svg import loss_svg, piece_probabilities_svg, svg_texts
+from bpe_viz.view import loss_curve, piece_labels, piece_probabilities, plot_loss, plot_piece_probabilities
+from bpe_viz.view import loss_svg, piece_probabilities_svg, svg_texts
 from bpe_viz.widgets import UnigramExplorer
-from bpe_viz.widgets.common import plain_text
+from bpe_viz.widgets.inputs import plain_text
 
 TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 TOY_SEEDS = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "hug", "gs", "ugs"]
@@ -262,7 +262,7 @@ def test_uncuttable_and_unknown_characters(course, sp_docs):
     snap = sp_docs[len(sp_docs) - 1]
     lat = lattice_paths(snap, "\u00e9t\u00e9")  # é is not in the docs slice
     assert "é" not in snap.pieces
-    brute = all_cuts(lat.word, snap, unk=sp_docs._unk_score(snap))
+    brute = all_cuts(lat.word, snap, unk=sp_docs.unk_score(snap))
     assert lat.total == len(brute) and lat.paths[0].pieces == encode_word("été", sp_docs).final
 
 

@@ -313,7 +313,7 @@ def test_visual_layer_never_prints_or_displays(capsys, toy):
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
     root = Path(__file__).resolve().parent.parent / "bpe_viz"
-    files = sorted((root / "view").glob("*.py")) + sorted((root / "widgets").glob("*.py"))
+    files = sorted((root / "view").rglob("*.py")) + sorted((root / "widgets").glob("*.py"))
     assert len(files) >= 6
     for path in files:
         name = path.name
@@ -329,7 +329,7 @@ def test_dropdown_choices_come_from_the_engine_tables():
     """Every engine preset and tie rule is offered; a new one shows up without widget code."""
     from bpe_viz import PRESETS
     from bpe_viz.engine.merges.ranking import TIE_RULES
-    from bpe_viz.widgets.common import PRESET_CHOICES, TIE_CHOICES
+    from bpe_viz.widgets.controls import PRESET_CHOICES, TIE_CHOICES
 
     assert set(PRESETS) <= set(PRESET_CHOICES)
     assert {v for _, v in TIE_CHOICES} == {"preset", *TIE_RULES}

@@ -8,15 +8,23 @@ the engine's tables (presets, tie rules).
 * :class:`QuizExplorer` (:mod:`.quiz`) — predict the next merge, answer by click or key;
 * :class:`UnigramExplorer` (:mod:`.unigram`) — step through the rounds of a Unigram run (pieces removed).
 
+What they share: :mod:`.explorer` (the :class:`~.explorer.Explorer` base: size, step controls,
+errors, the view as HTML, Save), :mod:`.training` (the explorers that train: corpus picker,
+Train, progress), :mod:`.controls` (the dropdowns' choices, the corpus picker, the number
+boxes), :mod:`.inputs` (a typed number, an uploaded file, the view read back as text),
+:mod:`.css` (the controls at the explorer's size), :mod:`.step_pane` (the steps kept in the
+page) and :mod:`.warm` (the next steps prepared while the kernel is idle).
+
 The pattern (ipywidgets' own examples): a container subclass with a ``step`` trait; ``Play`` ↔
 slider by ``widgets.jslink`` (smooth in the browser), slider ↔ ``step`` by ``traitlets.link``
 (so a test or a notebook cell can set ``explorer.step = 5`` and read the view). Bad input shows
 a readable message in place of the view, never a traceback; nothing is printed or displayed.
 """
 
-from .common import MAX_MERGES, PRESET_CHOICES
 from .compare import CompareExplorer
+from .controls import PRESET_CHOICES
 from .encoder import EncoderExplorer
+from .inputs import MAX_MERGES
 from .merge import MergeExplorer
 from .quiz import QuizExplorer
 from .unigram import UnigramExplorer

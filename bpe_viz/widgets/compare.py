@@ -13,19 +13,20 @@ from __future__ import annotations
 import ipywidgets as widgets
 import traitlets
 
-from ..engine import bpe as _bpe, wordpiece as _wordpiece
-from ..view.charts import figure_png, plot_bpe_vs_wordpiece, plot_merge_sequences
-from ..view.svg import bpe_vs_wordpiece_svg, merge_sequences_svg
-from ..view.html import merge_html, message_html, pairs_table_html, segmentation_html
-from .common import (_CHART_DPI, PRESET_CHOICES, PROJECTOR, CorpusPicker, Explorer, MergesBox, check_merges,
-                     no_merges_message, options_with)
+from ..engine import bpe, wordpiece
+from ..view import (bpe_vs_wordpiece_svg, figure_png, merge_html, merge_sequences_svg, message_html, pairs_table_html,
+                    plot_bpe_vs_wordpiece, plot_merge_sequences, segmentation_html)
+from .controls import PRESET_CHOICES, PROJECTOR, MergesBox, options_with
+from .explorer import CHART_DPI
+from .inputs import check_merges
 from .step_pane import StepCache, StepPane, ViewPart
+from .training import TrainingExplorer, merge_ticker, no_merges_message
 from .warm import Warmer
 
 __all__ = ["CompareExplorer"]
 
 
-class CompareExplorer(Explorer):
+class CompareExplorer(TrainingExplorer):
     """BPE and WordPiece trained on the same corpus, side by side, following one slider.
 
     BPE is trained with ``bpe_preset`` (default: the Hugging Face course's, no end marker, so
@@ -67,15 +68,12 @@ class CompareExplorer(Explorer):
                 bpe_preset = trace_bpe.convention.preset
         self.num_merges = num_merges
         self.bpe_preset = bpe_preset
-        self._picker = CorpusPicker(corpus, given_label="The traces you passed in" if given else None)
+        self._setup_training(corpus, "The traces you passed in" if given else None)
         self._merges_box = MergesBox(self).widget  # text: "2.5" and "abc" get a message
         self._preset_dd = widgets.Dropdown(
             options=options_with([(label, key) for key, (label, _) in PRESET_CHOICES.items()], self.bpe_preset),
             value=self.bpe_preset, description="BPE preset", layout=widgets.Layout(width="32em"),
             style={"description_width": "initial"})
-        self._train_btn = widgets.Button(description="Train", icon="play")
-        self._progress = widgets.IntProgress(value=0, min=0, max=1, description="training",
-                                             layout=widgets.Layout(display="none"))
         traitlets.link((self._preset_dd, "value"), (self, "bpe_preset"))
         step_row = self._make_step_controls("step", "step", interval=1200)
         # the view: header, two columns (BPE, WordPiece) and the chart, the parts of a step shown
@@ -83,19 +81,11 @@ class CompareExplorer(Explorer):
         self._header, self._bpe_view, self._wp_view, self._chart_view = ViewPart(), ViewPart(), ViewPart(), ViewPart()
         self._chart_view.shown = self.show_chart
         self._view.children = [self._pane]
-        rows = []
-        if controls:
-            rows.append(widgets.HBox([self._picker.source, self._preset_dd], layout={"flex_flow": "row wrap"}))
-            rows.append(self._picker.textarea)
-            rows.append(self._picker.upload)
-            rows.append(widgets.HBox([self._merges_box, self._train_btn, self._progress], layout={"flex_flow": "row wrap"}))
-        rows.append(step_row)
-        self.children = [*rows, self._error_view, self._view]
+        rows = self._lay_out_training([self._preset_dd], [self._merges_box, self._train_btn, self._progress]) \
+            if controls else []
+        self.children = [*rows, step_row, self._error_view, self._view]
 
-        self._train_btn.on_click(lambda _b: self.retrain())
-        self._picker.source.observe(lambda _c: self.retrain(), "value")
-        self._picker.textarea.observe(lambda _c: self._picker.source.value == "text" and self.retrain(), "value")
-        self._picker.upload.observe(lambda _c: self._picker.source.value == "upload" and self.retrain(), "value")
+        self._wire_training()
         self.observe(lambda _c: self.retrain(), ["num_merges", "bpe_preset"])
         self.observe(lambda _c: self._render(), ["step", "size"])
         self._hold = False
@@ -114,21 +104,9 @@ class CompareExplorer(Explorer):
     @property
     def controls(self) -> dict:
         """The control widgets by name."""
-        return {
-            "corpus": self._picker.source, "text": self._picker.textarea, "upload": self._picker.upload,
-            "preset": self._preset_dd, "merges": self._merges_box, "train": self._train_btn,
-            "progress": self._progress, "play": self._play, "slider": self._slider, "size": self._size_dd,
-        }
+        return self._controls_with({"preset": self._preset_dd, "merges": self._merges_box})
 
-    @traitlets.validate("step")
-    def _valid_step(self, proposal):
-        k = proposal["value"]
-        last = self._last()
-        if last is not None and not 0 <= k <= last:
-            raise traitlets.TraitError(f"step must be between 0 and {last}, got {k}")
-        return k
-
-    def _last(self):
+    def _last_step(self):
         if self.trace_bpe is None:
             return None
         return max(len(self.trace_bpe), len(self.trace_wp)) - 1
@@ -143,35 +121,19 @@ class CompareExplorer(Explorer):
             n = check_merges(self.num_merges)
             if self.bpe_preset not in PRESET_CHOICES:
                 raise ValueError(f"Unknown preset {self.bpe_preset!r}: choose one of {list(PRESET_CHOICES)}.")
-            progress = self._progress
-            progress.max, progress.value = 2 * n, 0
-            progress.layout.display = None
-            every = max(1, n // 25)
-
-            def tick(offset):
-                def cb(m):
-                    if m.step % every == 0:
-                        progress.value = offset + m.step
-                return cb
-
-            tb = _bpe.train_bpe(corpus, n, callback=tick(0), **PRESET_CHOICES[self.bpe_preset][1])
-            tw = _wordpiece.train_wordpiece(corpus, n, callback=tick(n))
+            with self._showing_progress(2 * n) as progress:
+                tb = bpe.train_bpe(corpus, n, callback=merge_ticker(progress, n, 25),
+                                   **PRESET_CHOICES[self.bpe_preset][1])
+                tw = wordpiece.train_wordpiece(corpus, n, callback=merge_ticker(progress, n, 25, offset=n))
         except Exception as exc:  # a learner's input: it stays until fixed
             self._show_error(exc, blocking=True)
             return
-        finally:
-            self._progress.layout.display = "none"
         self._set_traces(tb, tw)
 
     def _set_traces(self, tb, tw):
-        self._hold = True
-        try:
+        with self._held():
             self.trace_bpe, self.trace_wp = tb, tw
-            self._bad_input = None  # trained: whatever was wrong is fixed
-            self._set_stepping(True)
-            self._set_step_max(self._last())  # a new slider when the range changes (the End key)
-        finally:
-            self._hold = False
+            self._trained(self._last_step())
         if not tb.merges and not tw.merges:
             self._show_error(no_merges_message(tb), title="Nothing to show yet")
             return
@@ -185,7 +147,7 @@ class CompareExplorer(Explorer):
     def _title(self) -> str:
         if self.trace_bpe is None:
             return "CompareExplorer"
-        return f"CompareExplorer, step {self.step} of {self._last()}: BPE and WordPiece side by side"
+        return f"CompareExplorer, step {self.step} of {self._last_step()}: BPE and WordPiece side by side"
 
     def _chart_alt(self) -> str:
         return f"BPE and WordPiece at step {self.step}: count against score, and the two merge sequences"
@@ -246,10 +208,10 @@ class CompareExplorer(Explorer):
         header = message_html(
             f"Step {k}: BPE merges the most frequent pair; WordPiece the pair with the best "
             "count(ab) / (count(a)·count(b))", size=size)
-        bpe = self._column(tb, f"BPE — {tb.convention.describe()}", k, size)
-        wp = self._column(tw, f"WordPiece — {tw.convention.describe()}", k, size)
+        bpe_column = self._column(tb, f"BPE — {tb.convention.describe()}", k, size)
+        wp_column = self._column(tw, f"WordPiece — {tw.convention.describe()}", k, size)
         chart = self._chart_svg(k) if self.show_chart else ""
-        parts = (header, bpe, wp, chart)
+        parts = (header, bpe_column, wp_column, chart)
         self._steps.put(k, parts)
         return parts
 
@@ -257,20 +219,17 @@ class CompareExplorer(Explorer):
         """One step's HTML: the two columns side by side at normal sizes; on a projector one
         above the other, each at full width (a long row scrolls inside its column instead of
         pushing the other one off the screen)."""
-        header, bpe, wp, chart = parts
+        header, bpe_column, wp_column, chart = parts
         projector = self.size >= PROJECTOR
         flow, basis = ("row wrap", "100%") if projector else ("row", "0")
         col = f"flex:1 1 {basis};min-width:0;overflow:auto"
         return (f'{header}<div class="bpe-columns" style="display:flex;flex-flow:{flow}">'
-                f'<div class="bpe-column" style="{col}">{bpe}</div>'
-                f'<div class="bpe-column" style="{col}">{wp}</div></div>'
+                f'<div class="bpe-column" style="{col}">{bpe_column}</div>'
+                f'<div class="bpe-column" style="{col}">{wp_column}</div></div>'
                 + (f'<div style="max-width:100%;overflow-x:auto">{chart}</div>' if chart else ""))
 
-    def _last_step(self):
-        return self._last()
-
     def _chart_svg(self, k) -> str:
-        """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.svg`): BPE's state with
+        """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.merges.svg`): BPE's state with
         what each algorithm would merge next, and the two merge sequences.
 
         Speed (issue 11): matplotlib took 0.3-0.6 s per slider step to draw this chart as a PNG
@@ -306,5 +265,5 @@ class CompareExplorer(Explorer):
             ax1.set_title(f"From BPE's state at step {min(k, len(tb) - 1)}: what each would merge next",
                           parse_math=False)
             plot_merge_sequences(tb, self.trace_wp, upto=k or None, ax=ax2)
-            self._png_cache = (key, figure_png(fig, dpi=_CHART_DPI * self.size), self.trace_bpe, self.trace_wp)
+            self._png_cache = (key, figure_png(fig, dpi=CHART_DPI * self.size), self.trace_bpe, self.trace_wp)
         return self._png_cache[1]

@@ -15,10 +15,11 @@ from __future__ import annotations
 import ipywidgets as widgets
 import traitlets
 
-from ..engine import bpe as _bpe
+from ..engine import bpe
 from ..engine.encoding import encode, encode_word
-from ..view.html import message_html, segments_html, walkthrough_html, word_label
-from .common import PRESET_CHOICES, Explorer, corpus_choices
+from ..view import message_html, segments_html, walkthrough_html, word_label
+from .controls import PRESET_CHOICES, corpus_choices
+from .explorer import Explorer
 
 __all__ = ["EncoderExplorer"]
 
@@ -32,7 +33,7 @@ class EncoderExplorer(Explorer):
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> trace = _bpe.train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
         >>> ex = EncoderExplorer(trace, "lowest")
         >>> ex.walkthrough.final
         ('low', 'est</w>')
@@ -54,7 +55,7 @@ class EncoderExplorer(Explorer):
         self._setup_common(size)
         if trace is None:
             labels, load, _ = corpus_choices()
-            trace = _bpe.train_bpe(load(corpus) if isinstance(corpus, str) and corpus in labels else corpus,
+            trace = bpe.train_bpe(load(corpus) if isinstance(corpus, str) and corpus in labels else corpus,
                                    train_merges, **PRESET_CHOICES.get(preset, (None, {"preset": preset}))[1])
         self.trace = trace
         self.walkthrough = None
@@ -157,12 +158,9 @@ class EncoderExplorer(Explorer):
             self._show_error(exc, blocking=True)
             return
         steps = len(self.walkthrough.steps)
-        self._hold = True
-        try:
+        with self._held():
             self._set_step_max(steps)
             self.iteration = steps  # show the whole walkthrough; drag back to replay it
-        finally:
-            self._hold = False
         self._render()
 
     def _piece_to_dropdown(self, change):
@@ -182,14 +180,11 @@ class EncoderExplorer(Explorer):
         if pieces == self.pieces:
             return
         self.pieces = pieces
-        self._hold = True
-        try:
+        with self._held():
             self._piece_dd.options = [f"{i + 1}: {word_label(p)}" for i, p in enumerate(pieces)]
             self._piece_dd.index = 0 if pieces else None
             self.piece = 0
             self._piece_dd.layout.display = None if len(pieces) > 1 else "none"
-        finally:
-            self._hold = False
 
     def _render(self):
         if self._hold or self.walkthrough is None:

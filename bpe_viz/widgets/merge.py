@@ -19,42 +19,37 @@ from __future__ import annotations
 import ipywidgets as widgets
 import traitlets
 
-from ..engine import bpe as _bpe
-from ..view.charts import figure_png, pair_labels, plot_compression, plot_merge_counts, plot_pair_counts
-from ..view.svg import compression_svg, merge_counts_svg, pair_counts_svg
-from ..view.trees import merge_tree_html, no_tree_html
-from ..view.html import (
+from ..engine import bpe
+from ..view import (
+    compression_svg,
     error_html,
+    figure_png,
+    merge_counts_svg,
     merge_html,
+    merge_tree_html,
+    no_tree_html,
+    pair_counts_svg,
+    pair_labels,
     pairs_table_html,
+    plot_compression,
+    plot_merge_counts,
+    plot_pair_counts,
     segments_html,
     step_header_html,
     vocab_table_html,
     words_table_html,
 )
-from .common import (
-    _CHART_DPI,
-    CHART_CHOICES,
-    PRESET_CHOICES,
-    PROJECTOR,
-    MergesBox,
-    TIE_CHOICES,
-    CorpusPicker,
-    Explorer,
-    check_merges,
-    no_merges_message,
-    options_with,
-    sample_from,
-)
+from .controls import CHART_CHOICES, PRESET_CHOICES, PROJECTOR, TIE_CHOICES, MergesBox, options_with, sample_from
+from .explorer import CHART_DPI
+from .inputs import check_merges
 from .step_pane import StepCache, StepPane, ViewPart
+from .training import WRAP, TrainingExplorer, merge_ticker, no_merges_message
 from .warm import Warmer
 
 __all__ = ["MergeExplorer"]
 
-_WRAP = dict(flex_flow="row wrap")  # a row of controls wraps on a narrow screen (or a large size)
 
-
-class MergeExplorer(Explorer):
+class MergeExplorer(TrainingExplorer):
     """Step through the merges of one training run with a slider (or Play).
 
     ``MergeExplorer("sennrich2016", 10)`` trains on a bundled corpus (a name from
@@ -106,52 +101,16 @@ class MergeExplorer(Explorer):
         self.num_merges = num_merges
         self.chart = chart
 
-        # -- controls (retrain) --
-        self._picker = CorpusPicker(corpus, given_label="The trace you passed in" if trace is not None else None)
-        self._preset_dd = widgets.Dropdown(
-            options=options_with([(label, key) for key, (label, _) in PRESET_CHOICES.items()], self.preset),
-            value=self.preset, description="preset", layout=widgets.Layout(width="32em"))
-        self._tie_dd = widgets.Dropdown(options=options_with(TIE_CHOICES, self.tie_break), value=self.tie_break,
-                                        description="ties", layout=widgets.Layout(width="20em"))
-        self._merges_box = MergesBox(self).widget  # text: "2.5" and "abc" get a message
-        self._train_btn = widgets.Button(description="Train", icon="play", tooltip="train again with these settings")
-        self._progress = widgets.IntProgress(value=0, min=0, max=1, description="training",
-                                             layout=widgets.Layout(display="none"))
-        traitlets.link((self._preset_dd, "value"), (self, "preset"))
-        traitlets.link((self._tie_dd, "value"), (self, "tie_break"))
-
-        # -- the step controls (read only): Play, back, slider, forward, reset, speed --
-        self._chart_dd = widgets.Dropdown(options=options_with(CHART_CHOICES, self.chart), value=self.chart,
-                                          description="chart", layout=widgets.Layout(width="16em"))
-        traitlets.link((self._chart_dd, "value"), (self, "chart"))
-        step_row = self._make_step_controls("step", "step", interval=900)
-        self._sentence_box = widgets.Text(description="sentence", continuous_update=False,
-                                          layout=widgets.Layout(width="40em"))
-        traitlets.link((self._sentence_box, "value"), (self, "sentence"))
-
-        # -- the view: the parts of a step, shown together by one StepPane, which keeps the
-        #    steps it was sent in the page (a slider move there costs no round trip) --
-        self._header, self._merge_view = ViewPart(), ViewPart()
-        self._sentence_view, self._tables_view, self._chart_view = ViewPart(), ViewPart(), ViewPart()
-        self._view.children = [self._pane, self._sentence_box]
-        self._setup_tree()
-
-        rows = []
-        if controls:
-            rows.append(widgets.HBox([self._picker.source, self._preset_dd], layout=_WRAP))
-            rows.append(self._picker.textarea)
-            rows.append(self._picker.upload)
-            rows.append(widgets.HBox([self._tie_dd, self._merges_box, self._train_btn, self._progress], layout=_WRAP))
-        self._training_rows = rows
-        self.children = [*rows, step_row, self._error_view, self._view]
+        step_row = self._make_controls(corpus, trace)
+        self._make_view()
+        self._training_rows = self._lay_out_training(
+            [self._preset_dd], [self._tie_dd, self._merges_box, self._train_btn, self._progress]) if controls else []
+        self.children = [*self._training_rows, step_row, self._error_view, self._view]
         self.observe(lambda _c: self._arrange(), "size")
         self._arrange()
 
         # -- wiring: these retrain; step / size / chart / sentence only re-read the trace --
-        self._train_btn.on_click(lambda _b: self.retrain())
-        self._picker.source.observe(self._source_changed, "value")
-        self._picker.textarea.observe(lambda _c: self._retrain_if("text"), "value")
-        self._picker.upload.observe(lambda _c: self._retrain_if("upload"), "value")
+        self._wire_training()
         self.observe(lambda _c: self.retrain(), ["preset", "tie_break", "num_merges"])
         self.observe(lambda _c: self._render(), ["step", "size"])
         self.observe(lambda _c: self._render(), ["chart", "sentence"])
@@ -163,6 +122,37 @@ class MergeExplorer(Explorer):
         else:
             self.retrain(sentence=sentence)
 
+    def _make_controls(self, corpus, trace):
+        """The training controls (corpus, preset, ties, merges, Train) and the step controls
+        (Play, back, slider, forward, reset, speed; chart, sentence); returns the step row."""
+        self._setup_training(corpus, "The trace you passed in" if trace is not None else None,
+                             tooltip="train again with these settings")
+        self._preset_dd = widgets.Dropdown(
+            options=options_with([(label, key) for key, (label, _) in PRESET_CHOICES.items()], self.preset),
+            value=self.preset, description="preset", layout=widgets.Layout(width="32em"))
+        self._tie_dd = widgets.Dropdown(options=options_with(TIE_CHOICES, self.tie_break), value=self.tie_break,
+                                        description="ties", layout=widgets.Layout(width="20em"))
+        self._merges_box = MergesBox(self).widget  # text: "2.5" and "abc" get a message
+        traitlets.link((self._preset_dd, "value"), (self, "preset"))
+        traitlets.link((self._tie_dd, "value"), (self, "tie_break"))
+
+        self._chart_dd = widgets.Dropdown(options=options_with(CHART_CHOICES, self.chart), value=self.chart,
+                                          description="chart", layout=widgets.Layout(width="16em"))
+        traitlets.link((self._chart_dd, "value"), (self, "chart"))
+        step_row = self._make_step_controls("step", "step", interval=900)
+        self._sentence_box = widgets.Text(description="sentence", continuous_update=False,
+                                          layout=widgets.Layout(width="40em"))
+        traitlets.link((self._sentence_box, "value"), (self, "sentence"))
+        return step_row
+
+    def _make_view(self):
+        """The parts of a step, shown together by one StepPane, which keeps the steps it was
+        sent in the page (a slider move there costs no round trip); the sentence and tree boxes."""
+        self._header, self._merge_view = ViewPart(), ViewPart()
+        self._sentence_view, self._tables_view, self._chart_view = ViewPart(), ViewPart(), ViewPart()
+        self._view.children = [self._pane, self._sentence_box]
+        self._setup_tree()
+
     @classmethod
     def from_trace(cls, trace, **kwargs) -> "MergeExplorer":
         """An explorer showing a trace you already trained (no training here)."""
@@ -171,35 +161,16 @@ class MergeExplorer(Explorer):
     @property
     def controls(self) -> dict:
         """The control widgets by name (to hide some in a lesson, or to drive them from code)."""
-        return {
-            "corpus": self._picker.source, "text": self._picker.textarea, "upload": self._picker.upload,
-            "preset": self._preset_dd, "ties": self._tie_dd, "merges": self._merges_box,
-            "train": self._train_btn, "progress": self._progress, "play": self._play,
-            "slider": self._slider, "size": self._size_dd, "chart": self._chart_dd,
-            "sentence": self._sentence_box,
-        }
-
-    @traitlets.validate("step")
-    def _valid_step(self, proposal):
-        k = proposal["value"]
-        if self.trace is not None and not 0 <= k < len(self.trace):
-            raise traitlets.TraitError(f"step must be between 0 and {len(self.trace) - 1}, got {k}")
-        return k
+        return self._controls_with({"preset": self._preset_dd, "ties": self._tie_dd, "merges": self._merges_box},
+                                   {"chart": self._chart_dd, "sentence": self._sentence_box})
 
     # -- training ----------------------------------------------------------------------------
     def _source_changed(self, change):
         if change["new"] in PRESET_CHOICES and self.preset != change["new"]:
             # the textbook's own convention, set quietly so that training runs once
-            self._hold = True
-            try:
+            with self._held():
                 self.preset = change["new"]
-            finally:
-                self._hold = False
         self.retrain()
-
-    def _retrain_if(self, source):
-        if self._picker.source.value == source:
-            self.retrain()
 
     def _train_kwargs(self) -> dict:
         if self.preset not in PRESET_CHOICES:
@@ -218,34 +189,19 @@ class MergeExplorer(Explorer):
             corpus, sample = self._picker.corpus(fallback)
             n = check_merges(self.num_merges)
             kwargs = self._train_kwargs()
-            every = max(1, n // 50)
-            progress = self._progress
-            progress.max, progress.value = n, 0
-            progress.layout.display = None
-
-            def tick(merge):
-                if merge.step % every == 0:
-                    progress.value = merge.step
-
-            trace = _bpe.train_bpe(corpus, n, callback=tick, **kwargs)
+            with self._showing_progress(n) as progress:
+                trace = bpe.train_bpe(corpus, n, callback=merge_ticker(progress, n, 50), **kwargs)
         except Exception as exc:  # a learner's input: show it, never a traceback; it stays until fixed
             self._show_error(exc, blocking=True)
             return
-        finally:
-            self._progress.layout.display = "none"
         self._set_trace(trace, sentence if sentence is not None else sample)
 
     def _set_trace(self, trace, sample):
-        self._hold = True
-        try:
+        with self._held():
             self.trace = trace
-            self._bad_input = None  # trained: whatever was wrong is fixed
-            self._set_stepping(True)
-            self._set_step_max(len(trace) - 1)  # a new slider when the range changes (the End key)
+            self._trained(len(trace) - 1)
             if sample is not None:
                 self.sentence = sample
-        finally:
-            self._hold = False
         if not trace.merges:
             self._show_error(no_merges_message(trace), title="Nothing to show yet")
             return
@@ -356,7 +312,7 @@ class MergeExplorer(Explorer):
         return None if self.trace is None else len(self.trace) - 1
 
     def _chart_svg(self, k: int) -> str:
-        """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.svg`).
+        """The chart of step ``k`` as inline SVG (:mod:`bpe_viz.view.merges.svg`).
 
         Speed (issue 11): a slider step used to draw the chart with matplotlib and send a PNG,
         60-75 ms of the kernel's time per step on a real text, more than the rest of the step;
@@ -380,7 +336,7 @@ class MergeExplorer(Explorer):
         cached = getattr(self, "_png_cache", None)
         if cached is None or cached[0] != key or cached[2] is not self.trace:
             fig = self._draw_chart_figure()
-            self._png_cache = (key, figure_png(fig, dpi=_CHART_DPI * self.size), self.trace)
+            self._png_cache = (key, figure_png(fig, dpi=CHART_DPI * self.size), self.trace)
         return self._png_cache[1]
 
     def _draw_chart_figure(self):

@@ -2,7 +2,7 @@
 hidden), picks a pair, then sees the counts, the winner and why (its count, or the tie rule).
 
 The questions come from :func:`bpe_viz.engine.merges.quiz.quiz_questions` (ties first, a seed for
-the order, so a whole class gets the same quiz); the pictures from :mod:`bpe_viz.view.quiz`.
+the order, so a whole class gets the same quiz); the pictures from :mod:`bpe_viz.view.merges.quiz`.
 
 Keyboard: the "keys" box takes 1–4 (up to 8 when a tie needs more buttons) to answer and Enter
 for the next question, so a quiz runs without a mouse (Tab to the box, then keys only). It is
@@ -26,13 +26,13 @@ from __future__ import annotations
 import ipywidgets as widgets
 import traitlets
 
-from ..engine import bpe as _bpe
-from ..engine import corpora
-from ..engine.merges.quiz import MAX_CHOICES, quiz_questions
-from ..engine.merges.trace import Trace
-from ..view.html import display_text, message_html
-from ..view.quiz import answer_html, question_html, summary_html
-from .common import PRESET_CHOICES, Explorer, check_merges
+from ..engine import bpe
+from ..engine.merges import MAX_CHOICES, Trace, quiz_questions
+from ..engine.text import corpora
+from ..view import answer_html, display_text, message_html, question_html, summary_html
+from .controls import PRESET_CHOICES
+from .explorer import Explorer
+from .inputs import check_merges
 
 __all__ = ["QuizExplorer"]
 
@@ -124,7 +124,7 @@ class QuizExplorer(Explorer):
         kwargs = dict(PRESET_CHOICES[preset][1])
         if tie_break is not None:
             kwargs["tie_break"] = tie_break
-        return _bpe.train_bpe(corpus, check_merges(num_merges), **kwargs)
+        return bpe.train_bpe(corpus, check_merges(num_merges), **kwargs)
 
     @property
     def controls(self) -> dict:

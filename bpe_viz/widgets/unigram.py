@@ -21,27 +21,26 @@ Example::
 from __future__ import annotations
 
 import math
-import re
 
 import ipywidgets as widgets
 import traitlets
 
-from ..engine import unigram as _unigram
-from ..view.charts import figure_png
-from ..view.html import error_html, message_html
-from ..view.unigram import lattice_html, removal_table_html, round_header_html
-from ..view.unigram_charts import mark_round, plot_loss, plot_piece_probabilities
-from ..view.unigram_svg import loss_svg, piece_probabilities_svg
-from .common import _CHART_DPI, CorpusPicker, Explorer, options_with
+from ..engine import unigram as unigram_engine
+from ..view import (error_html, figure_png, lattice_html, loss_svg, mark_round, message_html, piece_probabilities_svg,
+                    plot_loss, plot_piece_probabilities, removal_table_html, round_header_html)
+from .controls import NumberBox, options_with
+from .explorer import CHART_DPI
+from .inputs import check_count, parse_count
+from .training import TrainingExplorer
 
-__all__ = ["UnigramExplorer", "FLAVOUR_CHOICES", "MAX_VOCAB_SIZE"]
+__all__ = ["UnigramExplorer", "FLAVOUR_CHOICES", "MAX_VOCAB_SIZE", "parse_vocab_size", "check_vocab_size"]
 
 #: Flavour dropdown: the engine's flavours, each with what it is.
 FLAVOUR_CHOICES = tuple(
     (label, name) for name, label in (
         ("hf-course", "Hugging Face course (frequencies, no EM, 10% per round)"),
         ("sentencepiece", "SentencePiece 0.2.3 (EM, keeps 75% per round)"),
-    ) if name in _unigram.FLAVOURS
+    ) if name in unigram_engine.FLAVOURS
 )
 
 #: The largest vocabulary an explorer trains.
@@ -61,32 +60,29 @@ def parse_vocab_size(text) -> int:
         ...
         ValueError: The vocabulary size must be a whole number like 100 or 1,000, got “lots”.
     """
-    raw = str(text).strip()
-    digits = re.sub(r"(?<=\d)[,_ \u00a0\u202f](?=\d{3}\b)", "", raw)
-    if not re.fullmatch(r"[+-]?\d+", digits):
-        if not raw:
-            raise ValueError("The vocabulary size is empty: type a whole number like 100 or 1,000.")
-        raise ValueError(f"The vocabulary size must be a whole number like 100 or 1,000, got “{raw}”.")
-    return check_vocab_size(int(digits))
+    return parse_count(text, "The vocabulary size", "100", check_vocab_size)
 
 
 def check_vocab_size(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise ValueError(f"The vocabulary size must be a whole number, got {n!r}.")
-    if n < 1:
-        raise ValueError(f"The vocabulary size must be at least 1, got {n}.")
-    if n > MAX_VOCAB_SIZE:
-        raise ValueError(f"{n:,} pieces is more than this explorer trains (at most {MAX_VOCAB_SIZE:,}).")
-    return n
+    """``n`` as a vocabulary size an explorer trains (1 to :data:`MAX_VOCAB_SIZE`), or a ValueError.
+
+    Example::
+
+        >>> check_vocab_size(50_000)
+        Traceback (most recent call last):
+        ...
+        ValueError: 50,000 pieces is more than this explorer trains (at most 20,000).
+    """
+    return check_count(n, "The vocabulary size", "pieces", MAX_VOCAB_SIZE)
 
 
-class UnigramExplorer(Explorer):
+class UnigramExplorer(TrainingExplorer):
     """Step through the rounds of a Unigram training run with a slider (or Play).
 
     ``UnigramExplorer(corpus, vocab_size=12, flavour="hf-course")`` trains on a bundled corpus
     (a name from :mod:`bpe_viz.engine.text.corpora`), your text, or a word-count dict;
     ``UnigramExplorer(trace)`` shows a trace you already trained. ``initial_vocab`` and
-    ``seed_size`` go to :func:`~bpe_viz.engine.unigram.model.train_unigram` (hf-course, the corpus
+    ``seed_size`` go to :func:`~bpe_viz.engine.unigram.train_unigram` (hf-course, the corpus
     passed in). ``word``: the word whose lattice is shown. Set ``explorer.step = k`` to move the
     slider from code; set ``flavour`` or ``vocab_size`` (or use the controls) to train again.
 
@@ -115,7 +111,7 @@ class UnigramExplorer(Explorer):
         self._loss_drawn = None
         self.max_rows, self.top, self.max_paths = max_rows, top, max_paths
         self._seed_size = seed_size
-        given = corpus_or_trace if isinstance(corpus_or_trace, _unigram.UnigramTrace) else None
+        given = corpus_or_trace if isinstance(corpus_or_trace, unigram_engine.UnigramTrace) else None
         if given is not None:
             flavour = flavour or given.flavour
             vocab_size = vocab_size if vocab_size is not None else given.vocab_size
@@ -128,54 +124,17 @@ class UnigramExplorer(Explorer):
         except traitlets.TraitError:
             self._vocab_error = f"vocab_size must be a whole number, got {vocab_size!r}."
 
-        # -- controls (train again) --
-        self._picker = CorpusPicker(None if given is not None else corpus_or_trace,
-                                    given_label="The trace you passed in" if given is not None else None)
-        self._first_source = self._picker.source.value
-        self._given_trace = given
-        self._flavour_dd = widgets.Dropdown(options=options_with(FLAVOUR_CHOICES, self.flavour), value=self.flavour,
-                                            description="flavour", layout=widgets.Layout(width="32em"))
-        traitlets.link((self._flavour_dd, "value"), (self, "flavour"))
-        self._vocab_box = widgets.Text(value=f"{self.vocab_size}", description="vocab size", continuous_update=False,
-                                       placeholder="e.g. 100", layout=widgets.Layout(width="14em"))
-        self._vocab_box.observe(self._vocab_typed, "value")
-        self._train_btn = widgets.Button(description="Train", icon="play", tooltip="train again with these settings")
-        self._progress = widgets.IntProgress(value=0, min=0, max=100, description="training",
-                                             layout=widgets.Layout(display="none"))
-        self._progress_note = widgets.HTML()
-
-        # -- the step controls (read only) --
-        step_row = self._make_step_controls("step", "round", interval=1800)
-        self._word_box = widgets.Text(description="word", continuous_update=False, placeholder="a word to cut",
-                                      layout=widgets.Layout(width="24em"))
-        traitlets.link((self._word_box, "value"), (self, "word"))
-
-        # -- the view --
-        self._header = widgets.HTML()
-        # the charts as inline SVG: written in a millisecond per step (matplotlib's PNG took
-        # hundreds); chart_png and save("x.png") still draw them with matplotlib
-        self._chart_view = widgets.HTML(layout=widgets.Layout(max_width="100%"))
-        self._table_view = widgets.HTML()
-        self._lattice_view = widgets.HTML()
-        self._view.children = [self._header, self._chart_view, self._table_view, self._word_box, self._lattice_view]
-
-        rows = []
-        if controls:
-            rows.append(widgets.HBox([self._picker.source, self._flavour_dd]))
-            rows.append(self._picker.textarea)
-            rows.append(self._picker.upload)
-            rows.append(widgets.HBox([self._vocab_box, self._train_btn, self._progress, self._progress_note],
-                                     layout=widgets.Layout(flex_flow="row wrap", align_items="center")))
-        rows.append(step_row)
-        self.children = [*rows, self._error_view, self._view]
+        step_row = self._make_controls(corpus_or_trace, given)
+        self._make_view()
+        rows = self._lay_out_training(
+            [self._flavour_dd], [self._vocab_box, self._train_btn, self._progress, self._progress_note],
+            source_layout={}, settings_layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+        ) if controls else []
+        self.children = [*rows, step_row, self._error_view, self._view]
 
         # -- wiring: these retrain; step / size / word only re-read the trace --
-        self._train_btn.on_click(lambda _b: self.retrain())
-        self._picker.source.observe(lambda _c: self.retrain(), "value")
-        self._picker.textarea.observe(lambda _c: self._retrain_if("text"), "value")
-        self._picker.upload.observe(lambda _c: self._retrain_if("upload"), "value")
-        self.observe(self._vocab_changed, "vocab_size")
-        self.observe(lambda _c: self.retrain(), "flavour")
+        self._wire_training()
+        self.observe(lambda _c: self.retrain(), ["vocab_size", "flavour"])
         self.observe(lambda _c: self._render(), ["step", "size"])
         self.observe(lambda _c: self._render_lattice(), "word")
 
@@ -187,6 +146,37 @@ class UnigramExplorer(Explorer):
         else:
             self.retrain(word=word)
 
+    def _make_controls(self, corpus_or_trace, given):
+        """The training controls (corpus, flavour, vocabulary size, Train) and the step controls
+        (Play, back, slider, forward, reset, speed; the word box); returns the step row."""
+        self._setup_training(None if given is not None else corpus_or_trace,
+                             "The trace you passed in" if given is not None else None,
+                             progress_max=100, tooltip="train again with these settings")
+        self._first_source = self._picker.source.value
+        self._given_trace = given
+        self._flavour_dd = widgets.Dropdown(options=options_with(FLAVOUR_CHOICES, self.flavour), value=self.flavour,
+                                            description="flavour", layout=widgets.Layout(width="32em"))
+        traitlets.link((self._flavour_dd, "value"), (self, "flavour"))
+        self._vocab_box = NumberBox(self, "vocab_size", parse_vocab_size, description="vocab size",
+                                    width="14em").widget  # text: "2.5" and "abc" get a message
+        self._progress_note = widgets.HTML()
+
+        step_row = self._make_step_controls("step", "round", interval=1800)
+        self._word_box = widgets.Text(description="word", continuous_update=False, placeholder="a word to cut",
+                                      layout=widgets.Layout(width="24em"))
+        traitlets.link((self._word_box, "value"), (self, "word"))
+        return step_row
+
+    def _make_view(self):
+        """The round's header, its charts, its Δloss table, the word box and the word's lattice."""
+        self._header = widgets.HTML()
+        # the charts as inline SVG: written in a millisecond per step (matplotlib's PNG took
+        # hundreds); chart_png and save("x.png") still draw them with matplotlib
+        self._chart_view = widgets.HTML(layout=widgets.Layout(max_width="100%"))
+        self._table_view = widgets.HTML()
+        self._lattice_view = widgets.HTML()
+        self._view.children = [self._header, self._chart_view, self._table_view, self._word_box, self._lattice_view]
+
     @classmethod
     def from_trace(cls, trace, **kwargs) -> "UnigramExplorer":
         """An explorer showing a trace you already trained (no training here)."""
@@ -195,50 +185,13 @@ class UnigramExplorer(Explorer):
     @property
     def controls(self) -> dict:
         """The control widgets by name (to hide some in a lesson, or to drive them from code)."""
-        return {
-            "corpus": self._picker.source, "text": self._picker.textarea, "upload": self._picker.upload,
-            "flavour": self._flavour_dd, "vocab size": self._vocab_box, "train": self._train_btn,
-            "progress": self._progress, "play": self._play, "slider": self._slider, "size": self._size_dd,
-            "word": self._word_box,
-        }
+        return self._controls_with({"flavour": self._flavour_dd, "vocab size": self._vocab_box},
+                                   {"word": self._word_box})
 
-    @traitlets.validate("step")
-    def _valid_step(self, proposal):
-        k = proposal["value"]
-        if self.trace is not None and not 0 <= k < len(self.trace):
-            raise traitlets.TraitError(f"step must be between 0 and {len(self.trace) - 1}, got {k}")
-        return k
+    def _last_step(self):
+        return None if self.trace is None else len(self.trace) - 1
 
     # -- training ----------------------------------------------------------------------------
-    def _retrain_if(self, source):
-        if self._picker.source.value == source:
-            self.retrain()
-
-    def _vocab_typed(self, change):
-        try:
-            n = parse_vocab_size(change["new"])
-        except ValueError as exc:
-            self._show_error(exc, blocking=True)
-            return
-        if n != self.vocab_size:
-            self.vocab_size = n  # trains again
-        elif self._bad_input is not None:
-            self.retrain()  # "abc", then the old number again: the view comes back
-
-    def _vocab_changed(self, change):
-        if self._vocab_box.value.strip() != f"{change['new']}":
-            try:
-                same = parse_vocab_size(self._vocab_box.value) == change["new"]
-            except ValueError:
-                same = False
-            if not same:
-                self._hold, held = True, self._hold
-                try:
-                    self._vocab_box.value = f"{change['new']}"
-                finally:
-                    self._hold = held
-        self.retrain()
-
     def _fallback_corpus(self):
         """The corpus of the trace passed in, for training it again: its words and counts
         (for SentencePiece each word a line of its own, without the ``▁`` it added)."""
@@ -249,7 +202,7 @@ class UnigramExplorer(Explorer):
             return dict(t.word_counts)
         out: dict = {}
         for w, c in t.word_counts.items():
-            w = w[1:] if w.startswith(_unigram.MARK) else w
+            w = w[1:] if w.startswith(unigram_engine.MARK) else w
             if w:
                 out[w] = out.get(w, 0) + c
         return out
@@ -260,56 +213,51 @@ class UnigramExplorer(Explorer):
             return
         try:
             corpus, _sample = self._picker.corpus(self._fallback_corpus())
-            if self.flavour not in _unigram.FLAVOURS:
+            if self.flavour not in unigram_engine.FLAVOURS:
                 raise ValueError(f"Unknown flavour {self.flavour!r}: choose one of "
-                                 f"{', '.join(map(repr, _unigram.FLAVOURS))}.")
+                                 f"{', '.join(map(repr, unigram_engine.FLAVOURS))}.")
             n = check_vocab_size(self.vocab_size)
             kwargs = {"flavour": self.flavour}
             if self.flavour == "hf-course":
                 kwargs["seed_size"] = self._seed_size
                 if self._initial_vocab is not None and self._picker.source.value == self._first_source:
                     kwargs["initial_vocab"] = self._initial_vocab
-            progress, note = self._progress, self._progress_note
-            progress.value = 0
-            progress.layout.display = None
-            start: list = []
-            shrink = 0.9 if self.flavour == "hf-course" else 0.75
-            goal = n if self.flavour == "hf-course" else 1.1 * n
-
-            def tick(k, pieces):
-                # the rounds left are not known in advance: estimate from the sizes seen so far
-                if not start:
-                    start.append(pieces / shrink)
-                s0 = start[0]
-                done = math.log(s0 / pieces) / math.log(s0 / goal) if s0 > goal else 1.0
-                progress.value = max(0, min(100, round(100 * done)))
-                note.value = message_html(f"round {k:,}: {pieces:,} pieces", size=self.size)
-
-            trace = _unigram.train_unigram(corpus, n, callback=tick, **kwargs)
+            with self._showing_progress(note=self._progress_note) as progress:
+                trace = unigram_engine.train_unigram(corpus, n, callback=self._round_ticker(progress, n), **kwargs)
         except Exception as exc:  # a learner's input: show it, never a traceback; it stays until fixed
             self._show_error(exc, blocking=True)
             return
-        finally:
-            self._progress.layout.display = "none"
-            self._progress_note.value = ""
         if not trace.word_counts:
             self._show_error("The text is empty: type or paste some words first.", blocking=True)
             return
         self._set_trace(trace, word)
 
+    def _round_ticker(self, progress, n: int):
+        """A training callback that moves ``progress`` (0 to 100) and says the round in the note."""
+        note = self._progress_note
+        start: list = []
+        shrink = 0.9 if self.flavour == "hf-course" else 0.75
+        goal = n if self.flavour == "hf-course" else 1.1 * n
+
+        def tick(k, pieces):
+            # the rounds left are not known in advance: estimate from the sizes seen so far
+            if not start:
+                start.append(pieces / shrink)
+            s0 = start[0]
+            done = math.log(s0 / pieces) / math.log(s0 / goal) if s0 > goal else 1.0
+            progress.value = max(0, min(100, round(100 * done)))
+            note.value = message_html(f"round {k:,}: {pieces:,} pieces", size=self.size)
+
+        return tick
+
     def _set_trace(self, trace, word=None):
-        self._hold = True
-        try:
+        with self._held():
             self.trace = trace
-            self._bad_input = None  # trained: whatever was wrong is fixed
-            self._set_stepping(True)
-            self._set_step_max(len(trace) - 1)
+            self._trained(len(trace) - 1)
             if word is not None:
                 self.word = word
             elif not self.word or not self._word_fits(self.word):
                 self.word = _default_word(trace)
-        finally:
-            self._hold = False
         self._render()
 
     def _word_fits(self, word) -> bool:
@@ -382,7 +330,7 @@ class UnigramExplorer(Explorer):
                 self._loss_drawn = self.trace
             else:
                 mark_round(loss, self.trace, self.step)  # the curve stays: move the mark only
-            self._png_cache = (key, figure_png(fig, dpi=_CHART_DPI * self.size), self.trace)
+            self._png_cache = (key, figure_png(fig, dpi=CHART_DPI * self.size), self.trace)
         return self._png_cache[1]
 
     def _chart_figure(self):
@@ -406,7 +354,7 @@ def _default_word(trace) -> str:
     """A word worth cutting: the most frequent word of four letters or more (else the first)."""
     words = sorted(trace.word_counts.items(), key=lambda t: -t[1])
     for w, _ in words:
-        body = w[1:] if w.startswith(_unigram.MARK) else w
+        body = w[1:] if w.startswith(unigram_engine.MARK) else w
         if len(body) >= 4 and body.isalpha() and len(body) <= 20:
             return body
-    return (words[0][0].lstrip(_unigram.MARK) or words[0][0]) if words else ""
+    return (words[0][0].lstrip(unigram_engine.MARK) or words[0][0]) if words else ""

@@ -3,6 +3,7 @@ Voilà servers on free ports, each with its own Jupyter dirs, always shut down (
 
 The whole suite skips with a reason when there is no ``chromium`` or no Python ``playwright``
 (see ``browser_support.SKIP_REASON``), so ``make test`` works on machines without a browser.
+The processes and files are ``jupyter_servers``' business, the pages ``browser_support``'s.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import browser_support as bs  # noqa: E402
+import jupyter_servers as servers  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items):
@@ -93,7 +95,7 @@ def no_js_errors(request, fresh_artifacts):
 @pytest.fixture(scope="session")
 def repo_copy(tmp_path_factory) -> Path:
     """The repo copied to a tmp dir (stored outputs cleared): notebooks run there, never in place."""
-    return bs.copy_repo(tmp_path_factory.mktemp("repo") / "bpe-viz")
+    return servers.copy_repo(bs.ROOT, tmp_path_factory.mktemp("repo") / "bpe-viz")
 
 
 class Server:
@@ -107,23 +109,35 @@ def lab(repo_copy, tmp_path_factory):
     settings, serving the repo copy. Kernels and the server are shut down (process group killed)
     however the tests end."""
     home = tmp_path_factory.mktemp("jupyter-lab")
-    env = bs.jupyter_env(home, repo_copy)
-    port = bs.free_port()
-    cmd = [bs.python(), "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+    env = servers.jupyter_env(home, repo_copy)
+    port = servers.free_port()
+    cmd = [servers.python(), "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
            "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
            "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
            f"--ServerApp.root_dir={repo_copy}", "--LabApp.news_url=None"]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     log = bs.ARTIFACTS / "jupyterlab.log"
-    proc = bs.start(cmd, env=env, cwd=repo_copy, log=log)
+    proc = servers.start(cmd, env=env, cwd=repo_copy, log=log)
     base = f"http://127.0.0.1:{port}"
     try:
-        bs.wait_until(lambda: bs.api(base, "/api/status") is not None, 60, "JupyterLab", proc, log)
+        servers.wait_until(lambda: servers.api(base, "/api/status") is not None, 60, "JupyterLab", proc, log)
         yield Server(base, repo_copy, proc, log)
     finally:
-        bs.shutdown_kernels(base)
-        bs.stop(proc)
+        servers.shutdown_kernels(base)
+        servers.stop(proc)
+
+
+@pytest.fixture(scope="module")
+def lab_app(lab, browser, request):
+    """One JupyterLab page per test module (``browser_support.LabApp``): its notebooks open in it one
+    after the other. At the end of the module the page is closed and every kernel shut down."""
+    ps = bs.Pages(browser, Path(request.module.__file__).stem.removeprefix("test_"))
+    try:
+        yield bs.LabApp(ps, lab.base)
+    finally:
+        ps.close(failed=False)
+        servers.shutdown_kernels(lab.base)
 
 
 # -- Voilà --------------------------------------------------------------------------------------
@@ -149,12 +163,12 @@ class VoilaServers:
     def _start(self, nb: Path):
         if nb.name in self.started:
             return
-        env = bs.jupyter_env(self.tmp.mktemp("jupyter-voila"), self.repo)
-        port = bs.free_port()
-        cmd = [bs.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}",
+        env = servers.jupyter_env(self.tmp.mktemp("jupyter-voila"), self.repo)
+        port = servers.free_port()
+        cmd = [servers.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}",
                "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--Voila.show_tracebacks=True"]
         log = bs.ARTIFACTS / f"voila-{nb.stem}.log"
-        self.started[nb.name] = (port, bs.start(cmd, env=env, cwd=nb.parent, log=log), log)
+        self.started[nb.name] = (port, servers.start(cmd, env=env, cwd=nb.parent, log=log), log)
 
     def url(self, name: str) -> str:
         nb = self.repo / "notebooks" / name
@@ -164,7 +178,7 @@ class VoilaServers:
         self._start(nb)
         port, proc, log = self.started[name]
         # every GET starts a kernel and runs the notebook: probe readiness with a TCP connect only
-        bs.wait_until(lambda: bs.port_open(port), 60, f"Voilà on {name}", proc, log)
+        servers.wait_until(lambda: servers.port_open(port), 60, f"Voilà on {name}", proc, log)
         return f"http://127.0.0.1:{port}"
 
     def _load(self, name: str):
@@ -195,20 +209,20 @@ class VoilaServers:
                 except Exception:
                     pass
             bs.Pages.close_page(page)
-        bs.terminate(self.started[name][1])
+        servers.terminate(self.started[name][1])
 
     def stop_all(self):
         self.pages.close(failed=False)
-        bs.stop_all([proc for _port, proc, _log in self.started.values()], timeout=3)
+        servers.stop_all([proc for _port, proc, _log in self.started.values()], timeout=3)
 
 
 @pytest.fixture(scope="session")
 def voila_servers(repo_copy, tmp_path_factory, browser):
-    servers = VoilaServers(repo_copy, tmp_path_factory, browser)
+    voila = VoilaServers(repo_copy, tmp_path_factory, browser)
     try:
-        yield servers
+        yield voila
     finally:
-        servers.stop_all()
+        voila.stop_all()
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import pytest
 
@@ -27,8 +26,9 @@ if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the 
     from playwright.sync_api import expect
 
 import browser_support as bs  # noqa: E402
+import jupyter_servers as servers  # noqa: E402
 from bpe_viz import corpora, train_bpe, train_wordpiece  # noqa: E402
-from bpe_viz.widgets.common import PROJECTOR  # noqa: E402
+from bpe_viz.widgets.controls import PROJECTOR  # noqa: E402
 
 SCRATCH = "scratch/classroom.ipynb"
 CELLS = {
@@ -48,35 +48,11 @@ PAPER = corpora.load("sennrich2016")
 
 
 @pytest.fixture(scope="module")
-def classroom(lab, browser):
+def classroom(lab, lab_app):
     """The scratch notebook, run once in JupyterLab at 1024×768; yields (page, {cell: output})."""
-    ps = bs.Pages(browser, "lab-classroom")
-    app = bs.LabApp(ps, lab.base)
-    bs.write_notebook(lab.root / SCRATCH, list(CELLS.values()))
-    try:
-        panel = app.open(SCRATCH)
-        page = app.page
-        page.set_viewport_size({"width": 1024, "height": 768})
-        bs.run_all(page)
-        bs.wait_run_done(panel, timeout=150_000)
-        bs.wait_widgets_loaded(panel)
-        assert bs.cell_problems(panel) == []
-        outputs = {}
-        for name, src in CELLS.items():
-            first = src.splitlines()[0]
-            cell = panel.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=first))
-            expect(cell).to_have_count(1)
-            outputs[name] = cell.locator(".jp-OutputArea-output")
-        for name in CELLS:
-            if name not in ("imports", "busy"):
-                outputs[name].locator(".bpe-explorer").first.wait_for(state="visible")
-        yield page, outputs
-    finally:
-        try:
-            app.close(SCRATCH)
-        finally:
-            ps.close(failed=False)
-            bs.shutdown_kernels(lab.base)
+    with bs.run_scratch_notebook(lab_app, lab, SCRATCH, CELLS, shown=".bpe-explorer", no_widget=("imports", "busy"),
+                                 viewport={"width": 1024, "height": 768}, timeout=150_000) as run:
+        yield run.page, run.outputs
 
 
 def header(out):
@@ -327,15 +303,15 @@ def projector_app(browser, tmp_path_factory):
     """A Voilà app of the two explorers at projector size, on a 1024×768 screen."""
     folder = tmp_path_factory.mktemp("projector")
     nb = folder / "projector.ipynb"
-    bs.write_notebook(nb, PROJECTOR_CELLS)
-    env = bs.jupyter_env(tmp_path_factory.mktemp("jupyter-projector"), bs.ROOT)
-    port = bs.free_port()
+    servers.write_notebook(nb, PROJECTOR_CELLS)
+    env = servers.jupyter_env(tmp_path_factory.mktemp("jupyter-projector"), bs.ROOT)
+    port = servers.free_port()
     log = bs.ARTIFACTS / "voila-projector.log"
-    proc = bs.start([bs.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-                     "--Voila.port_retries=0"], env=env, cwd=folder, log=log)
+    proc = servers.start([servers.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}",
+                          "--Voila.ip=127.0.0.1", "--Voila.port_retries=0"], env=env, cwd=folder, log=log)
     ps = bs.Pages(browser, "voila-projector")
     try:
-        bs.wait_until(lambda: bs.port_open(port), 60, "Voilà (projector)", proc, log)
+        servers.wait_until(lambda: servers.port_open(port), 60, "Voilà (projector)", proc, log)
         page = ps.new(width=1024, height=768)
         page.goto(f"http://127.0.0.1:{port}/", wait_until="commit", timeout=120_000)
         page.wait_for_load_state("load", timeout=150_000)
@@ -347,7 +323,7 @@ def projector_app(browser, tmp_path_factory):
         yield page
     finally:
         ps.close(failed=False)
-        bs.stop(proc)
+        servers.stop(proc)
 
 
 _BOX = "e => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right} }"

@@ -8,7 +8,6 @@ tmp copy of the repo), run once per module; each test drives its own explorer.
 
 from __future__ import annotations
 
-import re
 import time
 
 import pytest
@@ -19,6 +18,7 @@ if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the 
     from playwright.sync_api import expect
 
 import browser_support as bs  # noqa: E402
+import jupyter_servers as servers  # noqa: E402
 from bpe_viz import corpora, encode, train_bpe, train_wordpiece  # noqa: E402
 from bpe_viz import encode_word  # noqa: E402
 
@@ -35,18 +35,6 @@ CELLS = {
     "preset": 'preset_ex = MergeExplorer("sennrich2016", 10)\npreset_ex',
     "compare": 'cmp_ex = CompareExplorer("hf-course", 6)\ncmp_ex',
 }
-
-
-@pytest.fixture(scope="module")
-def lab_app(lab, browser):
-    """One JupyterLab page shared by this module's tests (see ``browser_support.LabApp``)."""
-    ps = bs.Pages(browser, "lab")
-    app = bs.LabApp(ps, lab.base)
-    try:
-        yield app
-    finally:
-        ps.close(failed=False)
-        bs.shutdown_kernels(lab.base)
 
 
 # -- every notebook: Run All Cells, no error output -----------------------------------------------
@@ -70,7 +58,7 @@ def test_notebook_runs_clean(nb_path, lab, lab_app):
         bs.wait_run_done(panel, timeout=150_000)
         bs.wait_widgets_loaded(panel)
         elapsed = time.monotonic() - started
-        skip = bs.tagged_cells(copy, "raises-exception")
+        skip = servers.tagged_cells(copy, "raises-exception")
         problems = bs.cell_problems(panel, skip=skip)
         unrun = [i for i in bs.unrun_code_cells(panel) if i not in skip]
         warnings = bs.stderr_warnings(panel)
@@ -85,7 +73,7 @@ def test_notebook_runs_clean(nb_path, lab, lab_app):
         if not ok:
             lab_app.drop(rel)
         lab_app.close(rel)
-    assert not [s for s in bs.api(lab.base, "/api/sessions") if s.get("path") == rel], "kernel still running"
+    assert not [s for s in servers.api(lab.base, "/api/sessions") if s.get("path") == rel], "kernel still running"
 
 
 # -- the widgets, as a student would use them -----------------------------------------------------
@@ -93,33 +81,10 @@ def test_notebook_runs_clean(nb_path, lab, lab_app):
 
 @pytest.fixture(scope="module")
 def widgets_nb(lab, lab_app):
-    """The scratch notebook (written with nbformat into the repo copy), opened and run once;
-    yields (page, {cell name: output locator}). Kernel shut down at the end of the module."""
-    bs.write_notebook(lab.root / SCRATCH, list(CELLS.values()))
-    try:
-        panel = lab_app.open(SCRATCH)
-        page = lab_app.page
-        bs.run_all(page)
-        bs.wait_run_done(panel)
-        bs.wait_widgets_loaded(panel)
-        assert bs.cell_problems(panel) == []
-        outputs = {}
-        for name, src in CELLS.items():
-            first_line = src.splitlines()[0]
-            cell = panel.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=first_line))
-            expect(cell).to_have_count(1)
-            outputs[name] = cell.locator(".jp-OutputArea-output")
-        for name in CELLS:
-            if name != "imports":
-                outputs[name].locator(".widget-vbox").first.wait_for(state="visible")
-    except BaseException:
-        lab_app.drop(SCRATCH)  # with a screenshot
-        lab_app.close(SCRATCH)
-        raise
-    try:
-        yield page, outputs
-    finally:
-        lab_app.close(SCRATCH)
+    """The scratch notebook (written with nbformat into the repo copy), opened and run once in the
+    module's JupyterLab page (``lab_app``, conftest.py); yields (page, {cell name: output locator})."""
+    with bs.run_scratch_notebook(lab_app, lab, SCRATCH, CELLS) as run:
+        yield run.page, run.outputs
 
 
 def sennrich(preset="sennrich2016", n=10):
@@ -270,7 +235,7 @@ def test_stepper_screenshot(widgets_nb):
 
 
 def test_charts_drawn_in_the_page(widgets_nb):
-    """The charts are inline SVG drawn from the step's data (view/svg.py), not PNGs: they stay
+    """The charts are inline SVG drawn from the step's data (view/merges/svg.py), not PNGs: they stay
     sharp at any size and fit their output."""
     page, outs = widgets_nb
     for name in ("merge", "compare"):

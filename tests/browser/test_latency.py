@@ -55,13 +55,8 @@ import time
 
 import pytest
 
-from browser_support import SKIP_REASON
-
-if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the reason
-    from playwright.sync_api import expect
-
-import browser_support as bs  # noqa: E402
-from bpe_viz.widgets.common import SIZE_CHOICES  # noqa: E402
+import browser_support as bs
+from bpe_viz.widgets.controls import SIZE_CHOICES
 
 # Opt-in (BPE_VIZ_LATENCY=1; `make bench-browser` sets it): it takes about ten minutes, and on a
 # shared 2-core CI machine it times the machine's load as much as the explorers. A miss of the
@@ -84,20 +79,22 @@ SAMPLES = {"arrows": 24, "click": 16, "jump": 16, "drag": 10, "play": 14}  # the
 HOVER_MS = 250
 DRAG_MOVES = 10
 
-CELLS = [
-    "from bpe_viz import corpora, train_bpe, train_wordpiece\n"
-    "from bpe_viz.widgets import MergeExplorer, CompareExplorer\n"
-    'text = corpora.load("python-docs")',
-    f'merge_ex = MergeExplorer.from_trace(train_bpe(text, {MERGES}, preset="subword-nmt"),\n'
-    '                                     sentence=corpora.SAMPLES["python-docs"])\n'
-    "merge_ex",
-    f'cmp_ex = CompareExplorer.from_traces(train_bpe(text, {MERGES}, preset="hf-course"),\n'
-    f"                                     train_wordpiece(text, {MERGES}))\n"
-    "cmp_ex",
-]
+FLOOR = "bare slider (floor)"
+#: cell name (an explorer's: its name in the figures) -> source
+CELLS = {
+    "imports": "from bpe_viz import corpora, train_bpe, train_wordpiece\n"
+               "from bpe_viz.widgets import MergeExplorer, CompareExplorer\n"
+               'text = corpora.load("python-docs")',
+    "MergeExplorer": f'merge_ex = MergeExplorer.from_trace(train_bpe(text, {MERGES}, preset="subword-nmt"),\n'
+                     '                                     sentence=corpora.SAMPLES["python-docs"])\n'
+                     "merge_ex",
+    "CompareExplorer": f'cmp_ex = CompareExplorer.from_traces(train_bpe(text, {MERGES}, preset="hf-course"),\n'
+                       f"                                     train_wordpiece(text, {MERGES}))\n"
+                       "cmp_ex",
+}
 # The floor: a bare ipywidgets slider whose kernel callback writes "Step k of 10000" and nothing
 # else (what JupyterLab, the kernel's round trip and this machine cost, whatever the explorer does)
-CELLS.append(
+CELLS[FLOOR] = (
     "import ipywidgets as w\n"
     f'bare = w.IntSlider(description="step", max={MERGES}, continuous_update=True, layout=w.Layout(width="40em"))\n'
     "bare_view = w.HTML()\n"
@@ -110,7 +107,6 @@ CELLS.append(
     "w.VBox([w.HBox([bare_play, bare]), bare_view])"
 )
 
-FLOOR = "bare slider (floor)"
 #: The floor on this machine when it is least busy (median ms per way of moving; see the module's
 #: docstring): what JupyterLab, the kernel's round trip and the browser's paint cost before any
 #: explorer does anything. The lowest medians of the bare slider over ten runs of 2026-11-22/23
@@ -120,11 +116,11 @@ FLOOR = "bare slider (floor)"
 #: kernel has answered the previous one, so the last value waits up to two round trips.
 FLOOR_QUIET = {"arrows": 59.0, "click": 63.0, "jump": 63.0, "drag": 103.0, "play": 36.0}
 
-#: explorer -> (the first line of its cell, the header's pattern with the step as group 1)
+#: explorer (its cell's name) -> the header's pattern with the step as group 1
 EXPLORERS = {
-    FLOOR: ("import ipywidgets as w", r"^Step ([\d,]+) of"),
-    "MergeExplorer": ("merge_ex = ", r"^Step ([\d,]+) of"),
-    "CompareExplorer": ("cmp_ex = ", r"^Step ([\d,]+):"),
+    FLOOR: r"^Step ([\d,]+) of",
+    "MergeExplorer": r"^Step ([\d,]+) of",
+    "CompareExplorer": r"^Step ([\d,]+):",
 }
 
 # A probe in the page: a MutationObserver on one explorer's output logs, with performance.now()
@@ -436,35 +432,11 @@ WAYS = tuple(w for w in os.environ.get("BPE_LATENCY_WAYS", "arrows,click,jump,dr
 
 
 @pytest.fixture(scope="module")
-def latency_nb(lab, browser):
-    """The scratch notebook, run once in a fresh JupyterLab page; yields (page, outputs)."""
-    ps = bs.Pages(browser, "latency")
-    app = bs.LabApp(ps, lab.base)
-    bs.write_notebook(lab.root / NOTEBOOK, CELLS)
-    try:
-        panel = app.open(NOTEBOOK)
-        page = app.page
-        bs.run_all(page)
-        bs.wait_run_done(panel, timeout=240_000)
-        bs.wait_widgets_loaded(panel)
-        assert bs.cell_problems(panel) == []
-        outs = {}
-        for name, (first, _rx) in EXPLORERS.items():
-            cell = panel.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=first))
-            expect(cell).to_have_count(1)
-            outs[name] = cell.locator(".jp-OutputArea-output").first
-            try:
-                outs[name].locator(".widget-vbox").first.wait_for(state="visible", timeout=180_000)
-            except Exception:
-                page.screenshot(path=str(bs.ARTIFACTS / f"FAILED-latency-{name}.png"))
-                raise AssertionError(f"{name} not shown; its cell shows: {cell.inner_text()[:2000]}") from None
-        yield page, outs
-    finally:
-        try:
-            app.close(NOTEBOOK)
-        finally:
-            ps.close(failed=False)
-            bs.shutdown_kernels(lab.base)
+def latency_nb(lab, lab_app):
+    """The scratch notebook, run once in this module's JupyterLab page; yields (page, {explorer:
+    its output})."""
+    with bs.run_scratch_notebook(lab_app, lab, NOTEBOOK, CELLS, timeout=240_000, shown_timeout=180_000) as run:
+        yield run.page, {name: run.outputs[name].first for name in EXPLORERS}
 
 
 @pytest.fixture(scope="module")
@@ -493,7 +465,7 @@ def floor_median(page, outs, way: str, seed: int) -> float:
     of the same page; the page is left scrolled where it was."""
     floor_out = outs[FLOOR]
     floor_out.locator(".widget-slider").first.scroll_into_view_if_needed()
-    got = measure(Probe(page, floor_out, EXPLORERS[FLOOR][1]), way, seed=1000 + seed, scale=0.5)
+    got = measure(Probe(page, floor_out, EXPLORERS[FLOOR]), way, seed=1000 + seed, scale=0.5)
     return got["all"]["median"]
 
 
@@ -533,7 +505,7 @@ def test_step_latency(latency_nb, results, explorer, size_name, way):
         select.select_option(label=label)
         page.wait_for_timeout(1500)  # the explorer lays itself out again at that size
     out.locator(".widget-slider").first.scroll_into_view_if_needed()
-    probe = Probe(page, out, EXPLORERS[explorer][1])
+    probe = Probe(page, out, EXPLORERS[explorer])
     probe.go(1)  # the first render at this size (and any first-draw cost) is not timed
     key = f"{explorer}/{size_name}"
     runs = results["runs"].setdefault(key, {})

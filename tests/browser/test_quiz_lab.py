@@ -33,33 +33,11 @@ CELLS = {
 
 
 @pytest.fixture(scope="module")
-def quiz_nb(lab, browser):
-    """The scratch notebook (written with nbformat into the repo copy), opened and run once in its
-    own JupyterLab page; yields (page, {cell name: output locator})."""
-    ps = bs.Pages(browser, "lab-quiz")
-    app = bs.LabApp(ps, lab.base)
-    bs.write_notebook(lab.root / SCRATCH, list(CELLS.values()))
-    try:
-        panel = app.open(SCRATCH)
-        page = app.page
-        bs.run_all(page)
-        bs.wait_run_done(panel)
-        bs.wait_widgets_loaded(panel)
-        assert bs.cell_problems(panel) == []
-        outputs = {}
-        for name, src in CELLS.items():
-            cell = panel.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=src.splitlines()[0]))
-            expect(cell).to_have_count(1)
-            outputs[name] = cell.locator(".jp-OutputArea-output")
-            if name != "imports":
-                outputs[name].locator(".widget-vbox").first.wait_for(state="visible")
-        yield page, outputs
-    except BaseException:
-        app.drop(SCRATCH)
-        raise
-    finally:
-        app.close(SCRATCH)
-        ps.close(failed=False)
+def quiz_nb(lab, lab_app):
+    """The scratch notebook (written with nbformat into the repo copy), run once in this module's
+    JupyterLab page; yields (page, {cell name: output locator})."""
+    with bs.run_scratch_notebook(lab_app, lab, SCRATCH, CELLS) as run:
+        yield run.page, run.outputs
 
 
 def test_ten_questions_by_keyboard_only(quiz_nb):

@@ -17,40 +17,22 @@ if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the 
 
 import browser_support as bs  # noqa: E402
 from bpe_viz import encode_word, train_unigram  # noqa: E402
-from bpe_viz.view.unigram import lattice_paths  # noqa: E402
+from bpe_viz.view import lattice_paths  # noqa: E402
 
 SCRATCH = "scratch/unigram.ipynb"
 TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 SEEDS = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "hug", "gs", "ugs"]
-CELLS = [
-    "from bpe_viz.widgets import UnigramExplorer",
-    f"uni = UnigramExplorer({TOY!r}, vocab_size=12, initial_vocab={SEEDS!r}, word='pug')\nuni",
-]
+CELLS = {
+    "imports": "from bpe_viz.widgets import UnigramExplorer",
+    "explorer": f"uni = UnigramExplorer({TOY!r}, vocab_size=12, initial_vocab={SEEDS!r}, word='pug')\nuni",
+}
 
 
 @pytest.fixture(scope="module")
-def explorer(lab, browser):
+def explorer(lab, lab_app):
     """The scratch notebook, run once; yields (page, the explorer's output area)."""
-    ps = bs.Pages(browser, "lab-unigram")
-    app = bs.LabApp(ps, lab.base)
-    bs.write_notebook(lab.root / SCRATCH, CELLS)
-    try:
-        panel = app.open(SCRATCH)
-        page = app.page
-        bs.run_all(page)
-        bs.wait_run_done(panel)
-        bs.wait_widgets_loaded(panel)
-        assert bs.cell_problems(panel) == []
-        out = panel.locator(".jp-CodeCell").nth(1).locator(".jp-OutputArea-output")
-        out.locator(".bpe-removal").first.wait_for(state="visible")
-        yield page, out
-    except BaseException:
-        app.drop(SCRATCH)
-        raise
-    finally:
-        app.close(SCRATCH)
-        ps.close(failed=False)
-        bs.shutdown_kernels(lab.base)
+    with bs.run_scratch_notebook(lab_app, lab, SCRATCH, CELLS, shown=".bpe-removal") as run:
+        yield run.page, run.outputs["explorer"]
 
 
 def toy_trace():

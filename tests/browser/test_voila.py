@@ -58,13 +58,18 @@ def explorer_outputs(page, *, merges: int | None = None, has=None):
     return found
 
 
+def handle_and_last(slider):
+    """The slider's handle (scrolled into view) and the slider's last value."""
+    handle = slider.locator(".noUi-handle")
+    handle.scroll_into_view_if_needed()
+    return handle, int(float(handle.get_attribute("aria-valuemax")))
+
+
 def exercise_stepper(page, out) -> int:
     """A MergeExplorer: keyboard (Home, ArrowRight, End) and mouse move the step; the merge
     just made and the header follow. Returns the last step."""
     slider = bs.control(out, "slider", "step")
-    handle = slider.locator(".noUi-handle")
-    handle.scroll_into_view_if_needed()
-    last = int(float(handle.get_attribute("aria-valuemax")))
+    handle, last = handle_and_last(slider)
     assert last >= 2
     merge = out.locator(".bpe-merge")
     handle.focus()
@@ -132,10 +137,7 @@ def exercise_quiz(page, out):
 def exercise_unigram(page, out):
     """A UnigramExplorer: the keyboard moves the round (header, Δloss table title follow); a word
     typed shows its lattice; two words get a readable message in place of the lattice."""
-    slider = bs.control(out, "slider", "round")
-    handle = slider.locator(".noUi-handle")
-    handle.scroll_into_view_if_needed()
-    last = int(float(handle.get_attribute("aria-valuemax")))
+    handle, last = handle_and_last(bs.control(out, "slider", "round"))
     assert last >= 1
     header = out.locator(".bpe-header .bpe-step")
     handle.focus()
@@ -157,6 +159,16 @@ def exercise_unigram(page, out):
             expect(out.locator(".bpe-lattice-title")).to_contain_text(f"{word}”")
         else:
             expect(out.locator(".bpe-error")).to_contain_text("one word")
+
+
+#: explorer -> (how ``explorer_outputs`` finds its outputs, what a learner does with the first)
+EXERCISES = {
+    "MergeExplorer": ({"merges": 1}, exercise_stepper),
+    "CompareExplorer": ({"merges": 2}, exercise_compare),
+    "EncoderExplorer": ({"has": ".bpe-walkthrough"}, exercise_encoder),
+    "QuizExplorer": ({"has": ".bpe-quiz-explorer"}, exercise_quiz),
+    "UnigramExplorer": ({"has": ".bpe-removal"}, exercise_unigram),
+}
 
 
 @pytest.mark.skipif(not NOTEBOOK_FILES, reason="no notebooks in notebooks/ yet")
@@ -187,35 +199,20 @@ def test_voila_app(nb_path, voila_page):
     page.screenshot(path=str(bs.ARTIFACTS / f"voila-{nb_path.stem}.png"))
 
     # the explorers respond
-    exercised = []
-    steppers = explorer_outputs(page, merges=1)
-    if steppers:
-        exercise_stepper(page, steppers[0])
-        exercised.append("MergeExplorer")
-    compares = explorer_outputs(page, merges=2)
-    if compares:
-        exercise_compare(page, compares[0])
-        exercised.append("CompareExplorer")
-    encoders = explorer_outputs(page, has=".bpe-walkthrough")
-    if encoders:
-        exercise_encoder(page, encoders[0])
-        exercised.append("EncoderExplorer")
-    quizzes = explorer_outputs(page, has=".bpe-quiz-explorer")
-    if quizzes:
-        exercise_quiz(page, quizzes[0])
-        exercised.append("QuizExplorer")
-    unigrams = explorer_outputs(page, has=".bpe-removal")
-    if unigrams:
-        exercise_unigram(page, unigrams[0])
-        exercised.append("UnigramExplorer")
+    exercised = {}  # explorer -> the output exercised
+    for name, (where, exercise) in EXERCISES.items():
+        found = explorer_outputs(page, **where)
+        if found:
+            exercise(page, found[0])
+            exercised[name] = found[0]
     if re.search(r"Explorer(\.from_\w+)?\(", "\n".join(code_lines(nb_path, min_len=0))):
         assert exercised, "the notebook makes an explorer, but none was found on the page"
     timing["checks and " + (", ".join(exercised) or "no explorer")] = time.monotonic() - t0 - sum(timing.values())
     (bs.ARTIFACTS / f"voila-{nb_path.stem}.txt").write_text("".join(f"{k}: {s:.1f} s\n" for k, s in timing.items()))
 
-    if nb_path == NOTEBOOK_FILES[0] and steppers:
+    if nb_path == NOTEBOOK_FILES[0] and "MergeExplorer" in exercised:
         # the README's voila.png: the app around its first stepper, at step 2
-        out = steppers[0]
+        out = exercised["MergeExplorer"]
         bs.control(out, "slider", "step").locator(".noUi-handle").focus()
         page.keyboard.press("Home")
         page.keyboard.press("ArrowRight")

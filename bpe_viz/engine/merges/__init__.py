@@ -14,6 +14,8 @@ from .model import MODELS, Model, initial_symbols, register
 from .ranking import TIE_BREAKS, TIE_RULES, TieRule, best_pair, wordpiece_score
 from .trace import STOP_REASONS, Convention, Merge, Snapshot, Trace, VocabEntry
 from .training import Training
+from .quiz import MAX_CHOICES, Question, merge_tree, quiz_questions
 
 __all__ = ["MODELS", "Model", "initial_symbols", "register", "TIE_BREAKS", "TIE_RULES", "TieRule", "best_pair",
-           "wordpiece_score", "STOP_REASONS", "Convention", "Merge", "Snapshot", "Trace", "VocabEntry", "Training"]
+           "wordpiece_score", "STOP_REASONS", "Convention", "Merge", "Snapshot", "Trace", "VocabEntry", "Training",
+           "MAX_CHOICES", "Question", "merge_tree", "quiz_questions"]

@@ -173,7 +173,7 @@ class PairRanking:
         a pair (t, </w>) it left alone still counts 9 after it: tied."""
         after = self._cache.get(step)
         before = self._cache.get(step - 1)
-        if (after is None or "_state" not in after.__dict__ or (before is not None and "_state" in before.__dict__)
+        if (after is None or "state" not in after.__dict__ or (before is not None and "state" in before.__dict__)
                 or self.model.scored or self.tie_rule.positional or self.model.one_piece_per_string):
             return None
         allowed = self.__dict__.get("_pair_filter", False)

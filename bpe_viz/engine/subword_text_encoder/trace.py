@@ -27,14 +27,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from ..protocol import Tokenizer, check_plain_encode
 from .encoder import NUM_BYTES, SubwordEncoder
 from .tokens import UNDERSCORE_REPLACEMENT
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .build import SearchStep
 
 __all__ = ["GreedyMatch", "SubwordWalkthrough", "SubwordEncoding", "SubwordTextEncoderTrace"]
 
@@ -156,7 +152,7 @@ class SubwordTextEncoderTrace(Tokenizer):
     unk_token = None
 
     def __init__(self, steps, token_counts, *, target_vocab_size, max_subword_length, reserved_tokens):
-        self.steps: tuple[SearchStep, ...] = tuple(steps)
+        self.steps: tuple = tuple(steps)  # SearchStep s (build.py makes them)
         self.token_counts: dict[str, int] = token_counts
         self.target_vocab_size = target_vocab_size
         self.max_subword_length = max_subword_length

@@ -1,7 +1,7 @@
 """Merge trees as nested boxes: how a token was built, merge by merge (pure HTML/CSS).
 
 :func:`bpe_viz.engine.merges.quiz.merge_tree` gives the tree as data; this draws it the way
-:mod:`.html` draws everything else (inline styles, escaped text, colored chips with dimmed
+every view draws (the kit's chips) (inline styles, escaped text, colored chips with dimmed
 markers). A token made by a merge is a box titled with the token and "merge N"; inside, its
 two parts side by side with a "+" between them, each a box of its own, down to the initial
 symbols (plain chips). For the 2016 paper's toy, ``newest</w>`` (merge 8) holds ``new``
@@ -19,8 +19,8 @@ Example::
 
 from __future__ import annotations
 
-from ..engine.merges.quiz import merge_tree
-from .html import _box, _check_size, _e, display_text, token_color, token_html
+from ...engine.merges import merge_tree
+from ..kit import box, check_size, display_text, esc, token_color, token_html
 
 __all__ = ["merge_tree_html", "merge_trees_html", "walkthrough_trees_html", "no_tree_html", "MAX_BOXES"]
 
@@ -58,7 +58,7 @@ def _node_html(node, conv, opened, path="") -> str:
              _short(display_text(right[0], conv)))
     title = f"{shown[0]} = {shown[1]} + {shown[2]} (merge {step})"
     if path not in opened:
-        return (f'<span class="bpe-tree-closed" style="align-self:flex-end" title="{_e(title)}">'
+        return (f'<span class="bpe-tree-closed" style="align-self:flex-end" title="{esc(title)}">'
                 f"{token_html(token, convention=conv, title=title)}"
                 f'<span style="color:#555;font-size:0.75em"> merge {step:,} …</span></span>')
     head = (
@@ -74,7 +74,7 @@ def _node_html(node, conv, opened, path="") -> str:
     style = (f"display:inline-flex;flex-direction:column;align-items:flex-start;border:1px solid #888;"
              f"border-left:0.3em solid {token_color(token)};border-radius:0.35em;padding:0.15em 0.35em 0.3em;"
              "margin:0.1em;background:#FFF")
-    return f'<div class="bpe-tree-node" style="{style}" title="{_e(title)}">{head}{parts}</div>'
+    return f'<div class="bpe-tree-node" style="{style}" title="{esc(title)}">{head}{parts}</div>'
 
 
 def _count(tree) -> tuple[int, int]:
@@ -104,7 +104,7 @@ def _tree_block(trace, token, upto) -> str:
         what += f"; the first {MAX_BOXES} shown open"
     label = _short(display_text(token, conv))
     cap = (f'<div class="bpe-tree-caption" style="color:#555;font-size:0.85em">'
-           f"&ldquo;{_e(label)}&rdquo;: {_e(what)}</div>")
+           f"&ldquo;{esc(label)}&rdquo;: {esc(what)}</div>")
     return (f'<div class="bpe-tree" style="display:inline-block;vertical-align:top;margin:0 0.8em 0.5em 0">'
             f"{cap}{_node_html(tree, conv, _open_paths(tree, MAX_BOXES))}</div>")
 
@@ -121,8 +121,8 @@ def merge_tree_html(trace, token: str, *, upto: int | None = None, size: float =
         >>> "2 merges from 3 initial symbols" in merge_tree_html(trace, "low")
         True
     """
-    size = _check_size(size)
-    return _box(_tree_block(trace, token, upto), "bpe-trees", size)
+    size = check_size(size)
+    return box(_tree_block(trace, token, upto), "bpe-trees", size)
 
 
 def merge_trees_html(trace, tokens, *, upto: int | None = None, size: float = 1.0) -> str:
@@ -135,16 +135,16 @@ def merge_trees_html(trace, tokens, *, upto: int | None = None, size: float = 1.
         >>> merge_trees_html(trace, ["low", "est</w>", "low"]).count('class="bpe-tree"')
         2
     """
-    size = _check_size(size)
+    size = check_size(size)
     if isinstance(tokens, str):
         raise TypeError("tokens must be a list of tokens, not one string: use merge_tree_html(trace, token)")
     blocks = [_tree_block(trace, t, upto) for t in dict.fromkeys(tokens)]
-    return _box("".join(blocks), "bpe-trees", size)
+    return box("".join(blocks), "bpe-trees", size)
 
 
 def walkthrough_trees_html(walkthrough, trace) -> str:
     """How each token of an encoder walkthrough's result was built (the tokens a merge made;
-    initial symbols and unknown pieces have no tree), for :func:`.html.walkthrough_html`.
+    initial symbols and unknown pieces have no tree), for :func:`.walkthrough.walkthrough_html`.
     Returns ``""`` when no token of the result was made by a merge.
 
     Example::
@@ -180,8 +180,8 @@ def no_tree_html(message, *, size: float = 1.0) -> str:
         >>> no_tree_html(ValueError("token 'x' is not in this trace's vocabulary")).count("bpe-tree-note")
         1
     """
-    size = _check_size(size)
+    size = check_size(size)
     if isinstance(message, BaseException):
         message = str(message) or type(message).__name__
-    return _box(f"No merge tree: {_e(message)}", "bpe-tree-note", size,
-                "color:#333;padding:0.3em 0.5em;border-left:0.3em solid #888;margin:0.2em 0")
+    return box(f"No merge tree: {esc(message)}", "bpe-tree-note", size,
+               "color:#333;padding:0.3em 0.5em;border-left:0.3em solid #888;margin:0.2em 0")

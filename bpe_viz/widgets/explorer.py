@@ -1,14 +1,19 @@
-"""What the explorers share: choices for the dropdowns, the corpus picker (bundled corpora,
-pasted text, an uploaded file), the merge-count check and the :class:`Explorer` base class
-(a size option, and a readable error box in place of the view).
+"""The :class:`Explorer` base class: what every explorer does the same way, whatever it steps
+through. A size option (the controls scaled too, :mod:`.css`), the step controls (Play with a
+speed, back, the slider, forward, reset) and the step validation, the step pane's wiring (steps
+kept in the page, :mod:`.step_pane`), a readable error box in place of the view, the view as
+HTML and text, ``Save`` and :meth:`Explorer.save`, and a static HTML copy of the view in the
+display data.
 
-Wiring only, like the explorers: every picture and table comes from :mod:`bpe_viz.view`, every
-number from the engine.
+The explorers that train (corpus picker, Train, progress) build on
+:class:`~bpe_viz.widgets.training.TrainingExplorer`; the controls themselves are in
+:mod:`.controls`. Wiring only: every picture and table comes from :mod:`bpe_viz.view`.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import os
 import re
@@ -17,268 +22,26 @@ from pathlib import Path
 import ipywidgets as widgets
 import traitlets
 
-from ..engine import corpora
-from ..engine.bpe.model import PRESET_TITLES, PRESETS
-from ..engine.merges.ranking import TIE_RULES
-from ..view.charts import figure_png
-from ..view.html import error_html, image_html, page_html
+from ..view import error_html, figure_png, image_html, page_html
+from .controls import PROJECTOR, SIZE_CHOICES, SPEED_CHOICES, options_with
+from .css import controls_css
+from .inputs import plain_text
 from .step_pane import ViewPart
 
-__all__ = ["MAX_MERGES", "MAX_UPLOAD_BYTES", "PRESET_CHOICES", "TIE_CHOICES", "SIZE_CHOICES", "CHART_CHOICES",
-           "SPEED_CHOICES", "parse_merges", "MergesBox", "Explorer", "controls_css"]
+__all__ = ["Explorer", "CHART_DPI"]
 
-#: The most merges an explorer trains (Python's documentation text: about 2 s for 20,000).
-MAX_MERGES = 20_000
-#: The largest upload an explorer reads.
-MAX_UPLOAD_BYTES = 20_000_000
-
-#: Preset dropdown: key -> (label, train_bpe keyword arguments): the engine's presets, then
-#: byte-level BPE on the Hugging Face course's convention.
-PRESET_CHOICES: dict[str, tuple[str, dict]] = {
-    **{name: (PRESET_TITLES.get(name, name), {"preset": name}) for name in PRESETS},
-    "bytes": ("byte-level (GPT-2): UTF-8 bytes, no marker", {"preset": "hf-course", "byte_level": True}),
-}
-
-#: Tie-rule dropdown: the engine's tie rules, each labelled as the rule says what it takes.
-TIE_CHOICES = (("as the preset says", "preset"), *((rule.takes, name) for name, rule in TIE_RULES.items()))
-
-# "projector": 24.5 px text, measured to put the merge, the colored sentence and the pair table
-# on one 1024×768 screen (2.0 left the pair table below it)
-SIZE_CHOICES = (("normal", 1.0), ("large", 1.4), ("projector", 1.75))
-#: From this size on, the explorers lay their view out for a projector (a 1024×768 screen):
-#: what the next merge is chosen from comes first.
-PROJECTOR = dict(SIZE_CHOICES)["projector"]
-
-CHART_CHOICES = (
-    ("best pairs", "pairs"),
-    ("merge frequencies", "merges"),
-    ("compression", "compression"),
-    ("no chart", "none"),
-)
-
-_CHART_DPI = 64  # modest: a slider step must stay fast; scaled by the size option
-
-
-# -- corpora ------------------------------------------------------------------------------------
-
-
-def corpus_choices():
-    """(name -> label, load(name), name -> sample sentence) from :mod:`bpe_viz.engine.text.corpora`."""
-    labels = {n: corpora.describe(n) for n in corpora.CORPUS_NAMES}
-    return labels, corpora.load, dict(corpora.SAMPLES)
-
-
-#: The longest sample sentence an explorer picks by itself: the sentence is encoded again on every
-#: slider step, and a pasted text without spaces is one 20,000-letter "word".
-MAX_SAMPLE_CHARS = 300
-
-
-def sample_from(corpus) -> str:
-    """A sample sentence when the corpus has none: its first words (at most
-    :data:`MAX_SAMPLE_CHARS` characters; a longer first word is cut).
-
-    Example::
-
-        >>> sample_from("low lower newest"), len(sample_from("x" * 20_000))
-        ('low lower newest', 300)
-    """
-    if isinstance(corpus, str):
-        words = corpus.split()[:10]
-    else:
-        try:
-            words = list(corpus)[:8]  # a dict's keys, or a list of words
-        except TypeError:
-            return ""
-    sentence = " ".join(str(w) for w in words)
-    if len(sentence) > MAX_SAMPLE_CHARS:
-        cut = sentence.rfind(" ", 0, MAX_SAMPLE_CHARS + 1)
-        sentence = sentence[:cut] if cut > 0 else sentence[:MAX_SAMPLE_CHARS]
-    return sentence
-
-
-def check_merges(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise ValueError(f"The number of merges must be a whole number, got {n!r}.")
-    if n < 1:
-        raise ValueError(f"The number of merges must be at least 1, got {n}.")
-    if n > MAX_MERGES:
-        raise ValueError(
-            f"{n:,} merges is more than this explorer trains (at most {MAX_MERGES:,}). "
-            "Choose a smaller number."
-        )
-    return n
-
-
-def decode_upload(value) -> tuple[str, str]:
-    """(text, file name) of the first uploaded file, or a readable ValueError."""
-    if not value:
-        raise ValueError("No file yet: choose a plain-text file (UTF-8) with the upload button.")
-    f = value[0]
-    name = f.get("name", "the file") if isinstance(f, dict) else getattr(f, "name", "the file")
-    content = f.get("content") if isinstance(f, dict) else getattr(f, "content", None)
-    data = bytes(content or b"")
-    if len(data) > MAX_UPLOAD_BYTES:
-        raise ValueError(f"“{name}” is {len(data):,} bytes; this explorer reads files up to {MAX_UPLOAD_BYTES:,} bytes.")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"“{name}” is not UTF-8 text (byte 0x{data[exc.start]:02x} at position {exc.start:,} "
-            "does not fit). Save it as UTF-8 (plain text) and upload it again."
-        ) from None
-    return text, name
-
-
-def no_merges_message(trace) -> str:
-    msg = f"No merge was learned: {trace.stopped_because}."
-    if not trace.words:
-        return "The text is empty: type or paste some words first."
-    if trace.stop_reason == "no_pairs":
-        msg += " Every word is a single character; use words of two or more letters."
-    elif trace.stop_reason == "min_frequency":
-        msg += (f" A pair must occur at least {trace.convention.min_frequency} times; "
-                "use a longer text or repeat some words.")
-    return msg
-
-
-class CorpusPicker:
-    """The corpus controls shared by the explorers: source dropdown, text box, file upload."""
-
-    def __init__(self, corpus, *, given_label=None):
-        self.labels, self._load, self.samples = corpus_choices()
-        options = [(label, name) for name, label in self.labels.items()]
-        options.append(("Your own text (type or paste below)", "text"))
-        options.append(("A file you upload (UTF-8 text)", "upload"))
-        self.given = None
-        value = None
-        if given_label is not None:
-            options.insert(0, (given_label, "given"))
-            value = "given"
-        self.textarea = widgets.Textarea(
-            placeholder="Type or paste a text here (words are split at spaces)",
-            continuous_update=False,
-            layout=widgets.Layout(width="100%", height="7em"),
-        )
-        if value is None:
-            if isinstance(corpus, str) and corpus in self.labels:
-                value = corpus
-            elif isinstance(corpus, str):
-                value = "text"
-                self.textarea.value = corpus
-            else:
-                self.given = corpus
-                options.insert(0, ("The corpus you passed in", "given"))
-                value = "given"
-        self.source = widgets.Dropdown(options=options, value=value, description="corpus",
-                                       layout=widgets.Layout(width="32em"))
-        self.upload = widgets.FileUpload(accept=".txt,text/plain", multiple=False,
-                                         description="Upload a text file")
-        self.source.observe(self._toggle, "value")
-        self._toggle()
-
-    def _toggle(self, change=None):
-        src = self.source.value
-        self.textarea.layout.display = None if src == "text" else "none"
-        self.upload.layout.display = None if src == "upload" else "none"
-
-    def widgets(self):
-        return [self.source, self.textarea, self.upload]
-
-    def corpus(self, fallback=None):
-        """(corpus, sample sentence) for the chosen source, or a readable ValueError."""
-        src = self.source.value
-        if src == "given":
-            corpus = self.given if self.given is not None else fallback
-            if corpus is None:
-                raise ValueError("There is no corpus to retrain on: choose one from the list.")
-            return corpus, sample_from(corpus)
-        if src == "text":
-            text = self.textarea.value
-            if not text.strip():
-                raise ValueError("The text is empty: type or paste some words first.")
-            return text, sample_from(text)
-        if src == "upload":
-            text, name = decode_upload(self.upload.value)
-            if not text.strip():
-                raise ValueError(f"“{name}” is empty: upload a file with some words in it.")
-            return text, sample_from(text)
-        corpus = self._load(src)
-        return corpus, self.samples.get(src) or sample_from(corpus)
-
-
-def options_with(choices, value):
-    """Dropdown options, with ``value`` added if it is not one of them."""
-    options = list(choices)
-    if value not in [v for _, v in options]:
-        options.append((str(value), value))
-    return options
-
-
-#: Play speeds: label -> milliseconds between steps.
-SPEED_CHOICES = (("slow", 1800), ("normal", 900), ("fast", 400), ("fastest", 150))
-
-
-def parse_merges(text) -> int:
-    """What a learner typed in a "merges" box, as a number of merges: ``"1,000"`` and
-    ``"1 000"`` read as 1000; ``"2.5"`` or ``"abc"`` is a readable ValueError, never 25 or silence.
-
-    Example::
-
-        >>> parse_merges(" 1,000 ")
-        1000
-        >>> parse_merges("2.5")
-        Traceback (most recent call last):
-        ...
-        ValueError: The number of merges must be a whole number like 10 or 1,000, got “2.5”.
-    """
-    raw = str(text).strip()
-    digits = re.sub(r"(?<=\d)[,_ \u00a0\u202f](?=\d{3}\b)", "", raw)  # thousands separators only
-    if not re.fullmatch(r"[+-]?\d+", digits):
-        if not raw:
-            raise ValueError("The number of merges is empty: type a whole number like 10 or 1,000.")
-        raise ValueError(f"The number of merges must be a whole number like 10 or 1,000, got “{raw}”.")
-    return check_merges(int(digits))
-
-
-class MergesBox:
-    """The "merges" text box of an explorer that trains (its ``num_merges`` trait).
-
-    A text box, not an ``IntText``: the browser's number box turns "2.5" into 25 and drops
-    "abc" without a word. Here a bad entry shows the error box (and the step slider waits);
-    a good one sets ``num_merges``, which trains again.
-    """
-
-    def __init__(self, owner: "Explorer"):
-        self.owner = owner
-        self.widget = widgets.Text(value=f"{owner.num_merges}", description="merges", continuous_update=False,
-                                   placeholder="e.g. 100", layout=widgets.Layout(width="12em"))
-        self.widget.observe(self._typed, "value")
-        owner.observe(self._changed, "num_merges")
-
-    def _typed(self, change):
-        try:
-            n = parse_merges(change["new"])
-        except ValueError as exc:
-            self.owner._show_error(exc, blocking=True)
-            return
-        if n != self.owner.num_merges:
-            self.owner.num_merges = n  # trains again
-        elif self.owner._bad_input is not None:
-            self.owner.retrain()  # "abc", then the old number again: the view comes back
-
-    def _changed(self, change):
-        try:
-            same = parse_merges(self.widget.value) == change["new"]
-        except ValueError:
-            same = False
-        if not same:
-            self.widget.value = f"{change['new']}"
+#: The resolution of a chart drawn by matplotlib (times the size option): modest, a slider step
+#: must stay fast.
+CHART_DPI = 64
 
 
 class Explorer(widgets.VBox):
-    """What the three explorers share: a size option (controls scaled too), a readable error box
+    """What every explorer shares: a size option (controls scaled too), a readable error box
     in place of the view, the step controls (Play with a speed, back, forward, reset), a
     ``Save`` button, :meth:`save` and a static HTML copy of the view in the display data.
+
+    An explorer with a ``step`` trait says its last step (:meth:`_last_step`); a step beyond it
+    is refused here, with the range in the message.
 
     The error box of a bad input (the merges box, an empty text) stays until the input is fixed,
     and the step controls are off meanwhile: moving the slider must never silently show the
@@ -312,7 +75,28 @@ class Explorer(widgets.VBox):
         self.observe(self._keep_css, "children")  # whatever children a subclass sets
         self._scale_controls()
 
+    @contextlib.contextmanager
+    def _held(self):
+        """Set traits quietly: nothing trains or renders inside the block (``_hold``)."""
+        self._hold, held = True, self._hold
+        try:
+            yield
+        finally:
+            self._hold = held
+
     # -- the step controls ------------------------------------------------------------------
+    def _last_step(self) -> int | None:
+        """The last step there is to show (``None``: nothing yet, any step goes)."""
+        return None
+
+    @traitlets.validate("step")
+    def _valid_step(self, proposal):
+        k = proposal["value"]
+        last = self._last_step()
+        if last is not None and not 0 <= k <= last:
+            raise traitlets.TraitError(f"step must be between 0 and {last}, got {k}")
+        return k
+
     def _make_step_controls(self, trait: str = "step", description: str = "step", interval: int = 900,
                             width: str = "40em"):
         """Play (with a speed), ◀ back, the slider, forward ▶ and reset, wired to ``trait``.
@@ -417,7 +201,7 @@ class Explorer(widgets.VBox):
 
     # -- the step pane (MergeExplorer, CompareExplorer): steps kept in the page -----------------
     # A subclass with a ``_pane`` (StepPane), ``_steps`` (StepCache) and ``_warmer`` provides
-    # _last_step(), _step_key(), _step_parts(k) and _compose(parts); see widgets/step_pane.py.
+    # _step_key(), _step_parts(k) and _compose(parts) (and _last_step()); see widgets/step_pane.py.
 
     def _pane_show(self, k: int, parts, fresh: bool):
         """Step ``k`` (its ``parts``) is the one shown now; ``fresh``: every step the page kept is
@@ -521,7 +305,7 @@ class Explorer(widgets.VBox):
             png = self.chart_png
         else:
             fig = self._chart_figure_now()
-            png = figure_png(fig, dpi=_CHART_DPI * self.size * dpi_scale) if fig is not None else b""
+            png = figure_png(fig, dpi=CHART_DPI * self.size * dpi_scale) if fig is not None else b""
         return image_html(png, alt=self._chart_alt(), scale=1 / dpi_scale) if png else ""
 
     def _chart_alt(self) -> str:
@@ -663,32 +447,3 @@ class Explorer(widgets.VBox):
         # the controls grow half as much as the view: readable from the back of the room, and
         # the view (what the class looks at) still fits a 1024×768 projector
         self._css.value = controls_css(cls, 1 + (self.size - 1) / 2)
-
-
-def controls_css(cls: str, size: float) -> str:
-    """A ``<style>`` that scales the ipywidgets controls inside ``.bpe-explorer.<cls>`` by
-    ``size``: ipywidgets sizes them from CSS variables, which cascade. (The views' own HTML is
-    scaled by its ``size`` argument; this is for the dropdowns, sliders and buttons.)
-
-    Example::
-
-        >>> "--jp-widgets-font-size:26px" in controls_css("bpe-size-200", 2.0)
-        True
-    """
-    px = {  # ipywidgets 8's defaults at size 1
-        "font-size": 13, "inline-height": 28, "inline-label-width": 80, "inline-width": 300,
-        "inline-width-short": 148, "inline-width-tiny": 76, "slider-handle-size": 16,
-        "slider-track-thickness": 4, "inline-margin": 4,
-    }
-    rules = ";".join(f"--jp-widgets-{k}:{round(v * size)}px" for k, v in px.items())
-    sel = f".bpe-explorer.{cls}"
-    # the widgets' own font size too: their widths are in em (Layout(width="14em"))
-    return (f"<style>{sel}{{{rules}}}"
-            f"{sel} .widget-inline-hbox,{sel} .widget-inline-vbox{{font-size:var(--jp-widgets-font-size)}}"
-            f"{sel} .widget-button,{sel} .widget-toggle-button,{sel} .widget-upload{{font-size:{round(13 * size)}px}}"
-            f"{sel} .widget-readout{{min-width:{round(2.4 * size, 1)}em}}</style>")
-
-
-def plain_text(fragment: str) -> str:
-    """HTML -> the text a reader sees (tags removed, entities decoded)."""
-    return html.unescape(re.sub(r"<[^>]+>", "", fragment))

@@ -1,12 +1,13 @@
 """The quiz as HTML: a question (the state before a merge, pair counts hidden) and its answer
-(the choices with their counts revealed, the winner, the reason). Pure functions of a trace and
-a :class:`~bpe_viz.engine.merges.quiz.Question`, styled like :mod:`.html`; the
-:class:`~bpe_viz.widgets.QuizExplorer` puts them on screen, a notebook can show them as they are.
+(the choices with their counts revealed, the winner, the reason), and the end of a quiz. Pure
+functions of a merge trace and a :class:`~bpe_viz.engine.merges.quiz.Question`, built like the
+step's tables (:mod:`.tables`, the kit's chips); the :class:`~bpe_viz.widgets.QuizExplorer` puts
+them on screen, a notebook can show them as they are.
 
 Example::
 
     >>> from bpe_viz import train_bpe
-    >>> from bpe_viz.engine.merges.quiz import quiz_questions
+    >>> from bpe_viz import quiz_questions
     >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
     >>> q = quiz_questions(trace)[0]
     >>> "which pair does merge 1 take?" in question_html(trace, q)
@@ -17,18 +18,9 @@ Example::
 
 from __future__ import annotations
 
-from .html import (
-    _CHOSEN_STYLE,
-    _TIE_BADGE_STYLE,
-    _box,
-    _check_rows,
-    _check_size,
-    _e,
-    _fraction_text,
-    _table,
-    token_html,
-    words_table_html,
-)
+from ..kit import (CHOSEN_STYLE, box, check_rows, check_size, esc, fraction_text, table_html, tie_badge, tie_flag,
+                   token_html)
+from .tables import words_table_html
 
 __all__ = ["question_html", "answer_html", "summary_html", "pair_chips"]
 
@@ -57,7 +49,7 @@ def _task(trace) -> str:
     else:
         what = ("BPE merges the most frequent pair of neighbouring symbols. The pair counts are hidden: "
                 "count them in the words below (a word counts as often as it occurs).")
-    return f"{what} When pairs tie, this trace takes the {_e(rule.takes)}."
+    return f"{what} When pairs tie, this trace takes the {esc(rule.takes)}."
 
 
 def question_html(trace, question, *, number: int | None = None, of: int | None = None,
@@ -69,19 +61,19 @@ def question_html(trace, question, *, number: int | None = None, of: int | None 
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> from bpe_viz.engine.merges.quiz import quiz_questions
+        >>> from bpe_viz import quiz_questions
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
         >>> out = question_html(trace, quiz_questions(trace)[3], number=4, of=10)
         >>> "Question 4 of 10" in out, "Words at step 3" in out, "Pairs at step" in out
         (True, True, False)
     """
-    size = _check_size(size)
-    max_rows = _check_rows(max_rows)
+    size = check_size(size)
+    max_rows = check_rows(max_rows)
     _check_question(trace, question)
     conv = trace.convention
     k = question.step
     label = f"Question {number} of {of}: " if number is not None and of is not None else ""
-    head = (f'<div class="bpe-quiz-title" style="font-weight:700;font-size:1.1em">{_e(label)}'
+    head = (f'<div class="bpe-quiz-title" style="font-weight:700;font-size:1.1em">{esc(label)}'
             f"which pair does merge {k:,} take?</div>"
             f'<div class="bpe-quiz-task" style="color:#333;font-size:0.9em;max-width:48em">{_task(trace)}</div>')
     parts = [head, words_table_html(trace[k - 1], max_rows)]
@@ -91,7 +83,7 @@ def question_html(trace, question, *, number: int | None = None, of: int | None 
             for p in question.choices
         )
         parts.append(f'<ol class="bpe-quiz-choices" style="margin:0.2em 0;padding-left:1.8em">{items}</ol>')
-    return _box("".join(parts), "bpe-quiz-question", size)
+    return box("".join(parts), "bpe-quiz-question", size)
 
 
 def answer_html(trace, question, picked=None, *, size: float = 1.0) -> str:
@@ -103,7 +95,7 @@ def answer_html(trace, question, picked=None, *, size: float = 1.0) -> str:
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> from bpe_viz.engine.merges.quiz import quiz_questions
+        >>> from bpe_viz import quiz_questions
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
         >>> q = quiz_questions(trace)[0]
         >>> wrong = next(p for p in q.choices if p != q.answer)
@@ -111,7 +103,7 @@ def answer_html(trace, question, picked=None, *, size: float = 1.0) -> str:
         >>> "Not this one" in out, out.count(">tie<")
         (True, 3)
     """
-    size = _check_size(size)
+    size = check_size(size)
     _check_question(trace, question)
     conv = trace.convention
     if picked is not None:
@@ -130,8 +122,8 @@ def answer_html(trace, question, picked=None, *, size: float = 1.0) -> str:
         verdict = (f'<span class="bpe-quiz-verdict bpe-quiz-wrong" style="font-weight:700;color:{_WRONG_COLOR}">'
                    f"Not this one.</span> You picked {pair_chips(picked, conv)}; {result}")
     if question.is_tie:
-        verdict += f'<span class="bpe-tie" style="{_TIE_BADGE_STYLE}">tie!</span>'
-    reason = f'<div class="bpe-quiz-reason" style="margin:0.3em 0;max-width:48em">{_e(question.reason)}</div>'
+        verdict += tie_flag()
+    reason = f'<div class="bpe-quiz-reason" style="margin:0.3em 0;max-width:48em">{esc(question.reason)}</div>'
 
     scored = question.scores is not None
     value = {p: question.value(p) for p in question.choices}
@@ -148,27 +140,26 @@ def answer_html(trace, question, picked=None, *, size: float = 1.0) -> str:
         if win:
             notes.append('<span class="bpe-quiz-winner" style="font-weight:700">&larr; merged</span>')
         if question.is_tie and p in tied:
-            notes.append('<span class="bpe-tie" style="border:1px solid #333;border-radius:0.3em;'
-                         'padding:0 0.3em;font-size:0.85em;background:#FFF">tie</span>')
+            notes.append(tie_badge())
         if picked is not None and p == picked:
             notes.append('<span class="bpe-quiz-pick" style="font-style:italic">your answer</span>')
         cells = [str(i + 1), pair_chips(p, conv), f"{question.counts[i]:,}"]
         if scored:
             s = question.scores[i]
-            cells.append(f'<span title="{_e(f"{s.numerator}/{s.denominator}")}">'
-                         f"{_e(f'{s.numerator}/{s.denominator}')} &asymp; {_fraction_text(s)}</span>")
+            cells.append(f'<span title="{esc(f"{s.numerator}/{s.denominator}")}">'
+                         f"{esc(f'{s.numerator}/{s.denominator}')} &asymp; {fraction_text(s)}</span>")
         cells.append(" ".join(notes))
         rows.append(cells)
         classes.append(" ".join(c for c in ("bpe-quiz-row", "bpe-chosen" if win else "",
                                             "bpe-tied" if question.is_tie and p in tied else "",
                                             "bpe-quiz-picked" if picked is not None and p == picked else "") if c))
-        styles.append(_CHOSEN_STYLE if win else "")
+        styles.append(CHOSEN_STYLE if win else "")
     headers = ["#", "pair", "count"] + (["score"] if scored else []) + ["note"]
     caption = ("best score first" if scored else "most frequent first") + f"; counted at step {question.step - 1:,}"
-    table = _table(f"The choices at step {question.step - 1:,}", headers, rows, cls="bpe-quiz-table",
-                   caption=caption, row_classes=classes, row_styles=styles,
-                   numeric=(0, 2, 3) if scored else (0, 2))
-    return _box(f'<div class="bpe-quiz-result">{verdict}</div>{reason}{table}', "bpe-quiz-answer", size)
+    table = table_html(f"The choices at step {question.step - 1:,}", headers, rows, cls="bpe-quiz-table",
+                       caption=caption, row_classes=classes, row_styles=styles,
+                       numeric=(0, 2, 3) if scored else (0, 2))
+    return box(f'<div class="bpe-quiz-result">{verdict}</div>{reason}{table}', "bpe-quiz-answer", size)
 
 
 def summary_html(trace, questions, picks, *, size: float = 1.0) -> str:
@@ -179,14 +170,14 @@ def summary_html(trace, questions, picks, *, size: float = 1.0) -> str:
     Example::
 
         >>> from bpe_viz import train_bpe
-        >>> from bpe_viz.engine.merges.quiz import quiz_questions
+        >>> from bpe_viz import quiz_questions
         >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
         >>> qs = quiz_questions(trace, n=2)
         >>> out = summary_html(trace, qs, [qs[0].answer, None])
         >>> "1 of 2 right" in out
         True
     """
-    size = _check_size(size)
+    size = check_size(size)
     questions, picks = list(questions), list(picks)
     if len(picks) != len(questions):
         raise ValueError(f"picks must have one entry per question ({len(questions)}), got {len(picks)}")
@@ -208,6 +199,6 @@ def summary_html(trace, questions, picks, *, size: float = 1.0) -> str:
         classes.append("bpe-quiz-summary-row" + (" bpe-quiz-ok" if ok else ""))
     head = (f'<div class="bpe-quiz-score" style="font-weight:700;font-size:1.2em">'
             f"{right} of {len(questions)} right</div>")
-    table = _table("Your answers", ["#", "merge", "answer", "your answer", "", "tie?"], rows,
-                   cls="bpe-quiz-summary", row_classes=classes, numeric=(0, 1))
-    return _box(head + table, "bpe-quiz-end", size)
+    table = table_html("Your answers", ["#", "merge", "answer", "your answer", "", "tie?"], rows,
+                       cls="bpe-quiz-summary", row_classes=classes, numeric=(0, 1))
+    return box(head + table, "bpe-quiz-end", size)

@@ -1,6 +1,8 @@
 """matplotlib charts of a Unigram training run: the pieces' probabilities at a round, and the
-corpus loss round by round. ``plot_x(..., ax=None) -> Axes``, like :mod:`.charts` (same
-palette, fonts and rules: a second cue besides color, no ``plt.show()``, deterministic).
+corpus loss round by round. ``plot_x(..., ax=None) -> Axes``, like the merge families' charts
+(:mod:`bpe_viz.view.merges.charts`): the same palette, fonts and rules from the kit (a second cue
+besides color, no ``plt.show()``, deterministic). The data is computed in :mod:`.rounds`; the
+explorers draw the SVG twins (:mod:`.svg`).
 
 Example::
 
@@ -13,54 +15,16 @@ Example::
 
 from __future__ import annotations
 
-import math
+from ...engine.checks import check_int
+from ..kit import BLUE, PLAIN_TEXT, VERMILLION, chart_label, empty_axes, new_axes, use_fallback_fonts
+from .rounds import check_round, loss_curve, piece_probabilities, removed_next
 
-from .charts import BLUE, GREY, VERMILLION, _TEXT, _check_int, _empty, _new_axes, _short, _use_fallback_fonts
-
-__all__ = ["piece_probabilities", "plot_piece_probabilities", "piece_labels", "loss_curve", "plot_loss", "mark_round"]
-
-
-def _check_snapshot(snapshot):
-    if not all(hasattr(snapshot, a) for a in ("pieces", "loss", "round", "scores")):
-        raise TypeError(f"snapshot must be a round of a Unigram trace (trace[k] from train_unigram), "
-                        f"got {type(snapshot).__name__}")
-    return snapshot
-
-
-def piece_probabilities(snapshot) -> list[tuple[str, float]]:
-    """``(piece, probability)`` for every piece of a round, most probable first (equal ones in
-    the vocabulary's order). SentencePiece stores log-probabilities: they are exponentiated.
-
-    Example::
-
-        >>> from bpe_viz import train_unigram
-        >>> trace = train_unigram({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 14)
-        >>> [(p, round(q, 4)) for p, q in piece_probabilities(trace[0])[:2]]
-        [('u', 0.1525), ('g', 0.0847)]
-    """
-    _check_snapshot(snapshot)
-    cached = snapshot.__dict__.get("_by_probability")
-    if cached is None:
-        trace = getattr(snapshot, "trace", None)
-        if getattr(trace, "flavour", None) == "hf-course":
-            probs = list(snapshot.pieces.items())  # already probabilities
-        else:
-            probs = [(p, math.exp(s)) for p, s in snapshot.scores.items()]
-        cached = snapshot.__dict__["_by_probability"] = sorted(probs, key=lambda t: -t[1])
-    return cached
+__all__ = ["plot_piece_probabilities", "piece_labels", "plot_loss", "mark_round"]
 
 
 def piece_labels(ax) -> list[str]:
     """The pieces written beside the bars of :func:`plot_piece_probabilities`, top to bottom."""
     return [t.get_text() for t in ax.texts if t.get_gid() == "bpe-piece-label"]
-
-
-def _removed_next(snapshot) -> set:
-    trace = getattr(snapshot, "trace", None)
-    k = snapshot.round
-    if trace is None or k + 1 >= len(trace):
-        return set()
-    return {r.piece for r in trace[k + 1].removed}
 
 
 def plot_piece_probabilities(snapshot, top: int = 12, ax=None):
@@ -76,17 +40,17 @@ def plot_piece_probabilities(snapshot, top: int = 12, ax=None):
         >>> [t.get_text() for t in ax.texts if t.get_gid() == "bpe-note"]
         ['0.171', '0.0952', '0.0952', '0.081', '0.081']
     """
-    _check_snapshot(snapshot)
-    top = _check_int("top", top, 1, allow_none=False)
+    check_round(snapshot, charted=True)
+    top = check_int("top", top, 1)
     if ax is None:
-        ax = _new_axes((6.4, 0.9 + 0.28 * min(top, 40)))
+        ax = new_axes((6.4, 0.9 + 0.28 * min(top, 40)))
     ranked = piece_probabilities(snapshot)
     shown = ranked[:top]
     title = f"Round {snapshot.round}: {len(ranked):,} pieces" + (f", the {len(shown)} most probable" if len(ranked) > top else "")
     if not shown:
-        ax.set_title(title, **_TEXT)
-        return _empty(ax, "no pieces")
-    going = _removed_next(snapshot)
+        ax.set_title(title, **PLAIN_TEXT)
+        return empty_axes(ax, "no pieces")
+    going = removed_next(snapshot)
     values = [q for _, q in shown]
     y = list(range(len(shown)))
     bars = ax.barh(y, values, color=BLUE, edgecolor="#333333", linewidth=0.8)
@@ -97,44 +61,23 @@ def plot_piece_probabilities(snapshot, top: int = 12, ax=None):
             bar.set_facecolor(VERMILLION)
             bar.set_hatch("//")
             note += "  ← removed next"
-        ax.text(q + vmax * 0.01, i, note, va="center", fontsize="small", gid="bpe-note", **_TEXT)
-    ax.set_yticks([])  # labels as texts: cheaper to redraw than tick labels (see charts.py)
+        ax.text(q + vmax * 0.01, i, note, va="center", fontsize="small", gid="bpe-note", **PLAIN_TEXT)
+    ax.set_yticks([])  # labels as texts: cheaper to redraw than tick labels (see merges/charts.py)
     label_at = ax.get_yaxis_transform()
     for i, (piece, _) in enumerate(shown):
-        ax.text(-0.01, i, _short(piece), transform=label_at, ha="right", va="center", family="monospace",
-                gid="bpe-piece-label", **_TEXT)
+        ax.text(-0.01, i, chart_label(piece), transform=label_at, ha="right", va="center", family="monospace",
+                gid="bpe-piece-label", **PLAIN_TEXT)
     if len(ranked) > top:
         ax.text(-0.01, len(shown) - 0.1, f"… {len(ranked) - top:,} more", transform=label_at, ha="right",
-                va="top", fontsize="small", color="#555555", gid="bpe-more", **_TEXT)
+                va="top", fontsize="small", color="#555555", gid="bpe-more", **PLAIN_TEXT)
     ax.set_ylim(len(shown) - 0.5 + (0.6 if len(ranked) > top else 0), -0.5)
     ax.set_xlim(0, vmax * 1.45)
     ax.set_xticks([])
     ax.set_xlabel("probability" + ("  (hatched: removed in the next round)" if going else ""))
-    ax.set_title(title, **_TEXT)
+    ax.set_title(title, **PLAIN_TEXT)
     ax.spines[["top", "right", "bottom"]].set_visible(False)
-    _use_fallback_fonts(ax.figure)
+    use_fallback_fonts(ax.figure)
     return ax
-
-
-def loss_curve(trace):
-    """``(rounds, losses, course_losses, sizes)``: lists indexed by round. ``course_losses``
-    (hf-course only, else ``None``) is what the course's code prints: its ``encode_word`` starts
-    every word's score at 1, so each is ``loss + number of words``.
-
-    Example::
-
-        >>> from bpe_viz import train_unigram
-        >>> toy = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
-        >>> seeds = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "hug", "gs", "ugs"]
-        >>> rounds, loss, course, sizes = loss_curve(train_unigram(toy, 12, initial_vocab=seeds))
-        >>> rounds, [round(x, 2) for x in loss], round(course[0] - loss[0], 6), sizes
-        ([0, 1, 2, 3], [169.8, 165.21, 158.5, 152.55], 36.0, [15, 14, 13, 12])
-    """
-    rounds = list(range(len(trace)))
-    losses = [s.loss for s in trace]
-    course = [s.course_loss for s in trace] if trace.flavour == "hf-course" else None
-    sizes = [len(s.pieces) for s in trace]
-    return rounds, losses, course, sizes
 
 
 def plot_loss(trace, upto: int | None = None, ax=None):
@@ -149,11 +92,11 @@ def plot_loss(trace, upto: int | None = None, ax=None):
         ['loss (the definition)', 'as the course prints it']
     """
     n = len(trace)
-    upto = _check_int("upto", upto)
+    upto = check_int("upto", upto, allow_none=True)
     if upto is not None and upto >= n:
         raise ValueError(f"upto must be between 0 and {n - 1} (the rounds this trace has), got {upto}")
     if ax is None:
-        ax = _new_axes((6.4, 3.4))
+        ax = new_axes((6.4, 3.4))
     rounds, losses, course, sizes = loss_curve(trace)
     ax.plot(rounds, losses, color=BLUE, linewidth=1.8, marker="o", markersize=4, label="loss (the definition)")
     if course is not None:
@@ -162,7 +105,7 @@ def plot_loss(trace, upto: int | None = None, ax=None):
         words = sum(trace.word_counts.values())
         ax.text(0.01, 0.02, f"dashed = loss + {words:,}: the course's encode_word starts each of the "
                 f"{words:,} words at score 1, not 0", transform=ax.transAxes, fontsize="x-small",
-                color="#333333", va="bottom", gid="bpe-caption", **_TEXT)
+                color="#333333", va="bottom", gid="bpe-caption", **PLAIN_TEXT)
     title = mark_round(ax, trace, upto) if upto is not None else "Corpus loss by round"
     lo = min(losses + (course or []))
     hi = max(losses + (course or []))
@@ -173,14 +116,14 @@ def plot_loss(trace, upto: int | None = None, ax=None):
                   + ")")
     ax.set_ylabel("−Σ count · log P(word)")
     if upto is None:
-        ax.set_title(title, **_TEXT)
+        ax.set_title(title, **PLAIN_TEXT)
     if n > 1:
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(loc="upper right", fontsize="small", framealpha=0.9)
     ax.spines[["top", "right"]].set_visible(False)
-    _use_fallback_fonts(ax.figure)
+    use_fallback_fonts(ax.figure)
     return ax
 
 
@@ -197,7 +140,7 @@ def mark_round(ax, trace, k: int) -> str:
         >>> mark_round(ax, trace, 3)
         'Round 3: 16 pieces, loss 109.00'
     """
-    k = _check_int("k", k, 0, allow_none=False)
+    k = check_int("k", k, 0)
     if k >= len(trace):
         raise ValueError(f"k must be between 0 and {len(trace) - 1} (the rounds this trace has), got {k}")
     snap = trace[k]
@@ -211,5 +154,5 @@ def mark_round(ax, trace, k: int) -> str:
         line = next(ln for ln in ax.lines if ln.get_gid() == "bpe-current-line")
         line.set_xdata([k, k])
     title = f"Round {k}: {len(snap.pieces):,} pieces, loss {snap.loss:,.2f}"
-    ax.set_title(title, **_TEXT)
+    ax.set_title(title, **PLAIN_TEXT)
     return title
