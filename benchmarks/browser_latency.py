@@ -69,9 +69,35 @@ def summary(data: dict) -> dict:
     return out
 
 
+#: how to read the tables, and how the explorers get there (the closing paragraph)
+READING = (
+    "Reading the columns: \"reply\" is the time until the page first changed after the input, "
+    "\"DOM done\" until the whole step was in the page, \"painted after\" the frame that showed it. "
+    "How the explorers get there (bpe_viz/widgets/step_pane.py): the part of the view that changes "
+    "on every step is one small anywidget, a step pane, that keeps in the page the steps the kernel "
+    "rendered and shows the one the slider is on without asking the kernel. After each step the "
+    "kernel renders the steps next to it while idle and sends them ahead (arrow keys, Play and "
+    "most drags find their step in the page); a pointer resting on the slider's track asks for "
+    "the step under it (a click there finds it); a step the page lacks is asked for at once by a "
+    "custom message, which ipywidgets does not hold back while the kernel is busy (a jump: the "
+    "kernel's round trip plus its render of that step). The charts are inline SVG written in a "
+    "few milliseconds (bpe_viz/view/merges/svg.py); before issue 11, matplotlib drew and PNG-encoded "
+    "them on every step."
+)
+
+
 def markdown(data: dict, before: dict | None, before_note: str = "") -> str:
     s = summary(data)
     b = summary(before) if before else {}
+    lines = _header_lines(data, before, before_note)
+    for explorer, sizes in s.items():
+        lines += _explorer_lines(explorer, sizes, b)
+    lines += textwrap.wrap(READING, width=96)
+    return "\n".join(lines) + "\n"
+
+
+def _header_lines(data: dict, before: dict | None, before_note: str) -> list[str]:
+    """The title, what is measured, the machine and the samples."""
     m = data["machine"]
     sizes = ", ".join(f"{k}: size {v['size']} in a {v['viewport']['width']}×{v['viewport']['height']} window"
                       for k, v in data["sizes"].items())
@@ -111,56 +137,47 @@ def markdown(data: dict, before: dict | None, before_note: str = "") -> str:
             f"**Before** (the column \"before\"): the same test run on an earlier version, {before['date']}, "
             f"load average {before['machine']['load_start']:.2f} / {before['machine'].get('load_end', 0):.2f}. "
             + before_note, width=96) + [""]
-    for explorer, sizes in s.items():
-        lines.append(f"## {explorer}")
+    return lines
+
+
+def _explorer_lines(explorer: str, sizes: dict, b: dict) -> list[str]:
+    """One explorer's section: a table per size, a row per way of moving."""
+    lines = []
+    lines.append(f"## {explorer}")
+    lines.append("")
+    for size, ways in sizes.items():
+        load = ways.get("load")
+        lines.append(f"### {size} size" + (f" (load average {load:.2f} after)" if load is not None else ""))
         lines.append("")
-        for size, ways in sizes.items():
-            load = ways.get("load")
-            lines.append(f"### {size} size" + (f" (load average {load:.2f} after)" if load is not None else ""))
-            lines.append("")
-            head = ["way of moving", "median ms", "p90 ms", "to the text ms"]
+        head = ["way of moving", "median ms", "p90 ms", "to the text ms"]
+        if explorer != "bare slider (floor)":
+            head += ["floor ms", "allowed ms", ""]
+        if b.get(explorer, {}).get(size):
+            head.append("before: median ms")
+        head.append("reply / DOM done / painted after ms")
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        for way in WAYS:
+            r = ways.get(way)
+            if not r:
+                continue
+            row = [WAY_TEXT[way], fmt(r["median"]), fmt(r["p90"]), fmt(r["text"])]
             if explorer != "bare slider (floor)":
-                head += ["floor ms", "allowed ms", ""]
+                row += [fmt(r["floor"]), fmt(r["allowed"]), {True: "PASS", False: "FAIL"}.get(r["pass"], "")]
             if b.get(explorer, {}).get(size):
-                head.append("before: median ms")
-            head.append("reply / DOM done / painted after ms")
-            lines.append("| " + " | ".join(head) + " |")
-            lines.append("|" + "---|" * len(head))
-            for way in WAYS:
-                r = ways.get(way)
-                if not r:
-                    continue
-                row = [WAY_TEXT[way], fmt(r["median"]), fmt(r["p90"]), fmt(r["text"])]
-                if explorer != "bare slider (floor)":
-                    row += [fmt(r["floor"]), fmt(r["allowed"]), {True: "PASS", False: "FAIL"}.get(r["pass"], "")]
-                if b.get(explorer, {}).get(size):
-                    # (before the step pane, a jump and a click after a rest cost the same: "click")
-                    was = b[explorer][size].get(way) or (b[explorer][size].get("click") if way == "jump" else None)
-                    row.append(fmt((was or {}).get("median")))
-                p = r["parts"]
-                row.append(" / ".join(fmt(p.get(k)) for k in ("reply", "dom", "paint")) if p else "–")
-                lines.append("| " + " | ".join(row) + " |")
-            drag = ways.get("drag") or {}
-            if drag.get("lag_while_dragging") is not None:
-                lines.append("")
-                lines.append(f"While dragging, each value the handle passed was painted (or a step further along) "
-                             f"{fmt(drag['lag_while_dragging'])} ms later (median).")
+                # (before the step pane, a jump and a click after a rest cost the same: "click")
+                was = b[explorer][size].get(way) or (b[explorer][size].get("click") if way == "jump" else None)
+                row.append(fmt((was or {}).get("median")))
+            p = r["parts"]
+            row.append(" / ".join(fmt(p.get(k)) for k in ("reply", "dom", "paint")) if p else "–")
+            lines.append("| " + " | ".join(row) + " |")
+        drag = ways.get("drag") or {}
+        if drag.get("lag_while_dragging") is not None:
             lines.append("")
-    lines += textwrap.wrap(
-        "Reading the columns: \"reply\" is the time until the page first changed after the input, "
-        "\"DOM done\" until the whole step was in the page, \"painted after\" the frame that showed it. "
-        "How the explorers get there (bpe_viz/widgets/step_pane.py): the part of the view that changes "
-        "on every step is one small anywidget, a step pane, that keeps in the page the steps the kernel "
-        "rendered and shows the one the slider is on without asking the kernel. After each step the "
-        "kernel renders the steps next to it while idle and sends them ahead (arrow keys, Play and "
-        "most drags find their step in the page); a pointer resting on the slider's track asks for "
-        "the step under it (a click there finds it); a step the page lacks is asked for at once by a "
-        "custom message, which ipywidgets does not hold back while the kernel is busy (a jump: the "
-        "kernel's round trip plus its render of that step). The charts are inline SVG written in a "
-        "few milliseconds (bpe_viz/view/svg.py); before issue 11, matplotlib drew and PNG-encoded "
-        "them on every step.",
-        width=96)
-    return "\n".join(lines) + "\n"
+            lines.append(f"While dragging, each value the handle passed was painted (or a step further along) "
+                         f"{fmt(drag['lag_while_dragging'])} ms later (median).")
+        lines.append("")
+    return lines
 
 
 def main(argv=None) -> int:
