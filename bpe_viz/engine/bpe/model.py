@@ -265,15 +265,16 @@ class PairHeap:
         self.join, self.marker = trace.marker.join, trace.internal_marker
         self.rebuild()
 
-    def entry(self, p):
-        return (-self.counts[p], self.first[p] if self.positional else self.key(p, None), p)
-
     def entries(self, pairs):
+        """Heap entries of the ``pairs`` that occur and may merge."""
         if self.allowed is not None:
             pairs = [p for p in pairs if self.allowed(p) and p not in self.skipped]
         if self.keep_seen:
             self.seen.update(pairs)
-        return [self.entry(p) for p in pairs if self.counts.get(p)]
+        counts, first, key = self.counts, self.first, self.key
+        if self.positional:
+            return [(-counts[p], first[p], p) for p in pairs if counts.get(p)]
+        return [(-counts[p], key(p, None), p) for p in pairs if counts.get(p)]
 
     def rebuild(self):
         self.heap = self.entries(list(self.counts))
