@@ -46,6 +46,15 @@ def modules():
         yield ".".join(parts), package, path
 
 
+def resolve(package: str, node: ast.ImportFrom) -> str | None:
+    """The absolute name of the module a ``from ... import`` reads (relative ones resolved)."""
+    if not node.level:
+        return node.module
+    base = package.split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports_of(name, package, path, top_level_only=False):
     """Absolute names of everything a module imports, anywhere in it (or at module level)."""
     out = []
@@ -54,12 +63,7 @@ def imports_of(name, package, path, top_level_only=False):
         if isinstance(node, ast.Import):
             out.extend(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module
+            mod = resolve(package, node)
             out.append(mod)
             out.extend(f"{mod}.{a.name}" for a in node.names)
     return out
@@ -130,12 +134,7 @@ def _bpe_viz_imports(name, package, path):
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            mod = resolve(package, node) or ""
             if mod == "bpe_viz" or mod.startswith("bpe_viz."):
                 out.append((mod, [a.name for a in node.names]))
         elif isinstance(node, ast.Import):
@@ -224,3 +223,10 @@ def test_nothing_probes_for_private_methods(name, package, path):
                     and not str(node.args[1].value).startswith("__"):
                 found.append(node.lineno)
     assert not found, f"{name} probes for a private attribute at lines {found}: ask the public protocol"
+
+
+def test_the_private_name_check_can_fail(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from .lattice import _best_cut, best_cut\n")
+    assert _bpe_viz_imports("bpe_viz.engine.unigram.bad", "bpe_viz.engine.unigram", bad) == [
+        ("bpe_viz.engine.unigram.lattice", ["_best_cut", "best_cut"])]
