@@ -33,8 +33,7 @@ from bpe_viz.view import (
     plot_pair_counts,
 )
 
-SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
-HF_COURSE = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+from helpers import HF_COURSE, SENNRICH
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,8 @@ walkthroughs and bad input, under every end-of-word convention.
 
 BPE encoding is subword-nmt's apply_bpe (Sennrich et al. 2016): start from the word's initial
 symbols and repeatedly merge every occurrence of the lowest-rank learned pair present. The literal
-loop :func:`apply_bpe` below is that encoder written out; the engine is compared against it.
+loop :func:`apply_bpe` below is that encoder written out (each merge done by reference.py's
+``merge_word``); the engine is compared against it.
 
 Only the public top-level API is used (``from bpe_viz import ...``).
 """
@@ -11,16 +12,15 @@ Only the public top-level API is used (``from bpe_viz import ...``).
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_viz import bytes_to_symbols, decode, encode, encode_word, train_bpe
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+from helpers import hypothesis_settings
+from reference import merge_word
+
+SETTINGS = hypothesis_settings(60)
 
 # marker look-alikes ("_", "<", "/", "w", ">" and the whole "</w>"), a backslash, a precomposed
 # accent, a Hangul syllable (3 UTF-8 bytes) and an emoji (4 bytes, outside the BMP)
@@ -279,15 +279,7 @@ def apply_bpe(symbols: list[str], merges: list[tuple[str, str]]) -> list[str]:
         bigram = min(pairs, key=lambda p: ranks.get(p, float("inf")))
         if bigram not in ranks:
             break
-        out, i = [], 0
-        while i < len(word):
-            if i + 1 < len(word) and (word[i], word[i + 1]) == bigram:
-                out.append(word[i] + word[i + 1])
-                i += 2
-            else:
-                out.append(word[i])
-                i += 1
-        word = out
+        word = merge_word(word, bigram)
     return word
 
 

@@ -12,10 +12,9 @@ Only the public top-level API is used (``from bpe_viz import ...``).
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_viz import (
@@ -29,15 +28,10 @@ from bpe_viz import (
     write_codes,
 )
 
-EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external"
+from helpers import EXTERNAL, SENNRICH, hypothesis_settings
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = hypothesis_settings(60)
 
-SENNRICH_WORDS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 SLP3_CORPUS = (
     "low low low low low lowest lowest newer newer newer newer newer newer "
     "wider wider wider new new"
@@ -70,13 +64,13 @@ def test_write_codes_sennrich_and_subword_nmt_versions(tmp_path):
     convention since 0.2), "#version: 0.1" when "</w>" is a symbol of its own (the 2016 paper).
     The paper's toy dictionary, 10 merges: e s, es t, est </w>, l o, lo w, ... (Sennrich et al.
     2016, Algorithm 1; tests/test_bpe_golden.py)."""
-    paper = train_bpe(SENNRICH_WORDS, 10, preset="sennrich2016")
+    paper = train_bpe(SENNRICH, 10, preset="sennrich2016")
     path = tmp_path / "paper.codes"
     write_codes(paper, path)
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines[:5] == ["#version: 0.1", "e s", "es t", "est </w>", "l o"]
     assert len(lines) == 11
-    glued = train_bpe(SENNRICH_WORDS, 10, preset="subword-nmt")
+    glued = train_bpe(SENNRICH, 10, preset="subword-nmt")
     f = io.StringIO()
     write_codes(glued, f)
     assert f.getvalue().splitlines()[:4] == ["#version: 0.2", "s t</w>", "e st</w>", "l o"]
@@ -139,7 +133,7 @@ def test_write_codes_refuses_what_a_codes_file_cannot_hold(make):
 
 def test_codes_bad_input(tmp_path):
     """Errors name the argument (STYLE.md, principle 7); a malformed codes line names its line."""
-    trace = train_bpe(SENNRICH_WORDS, 3)
+    trace = train_bpe(SENNRICH, 3)
     with pytest.raises(TypeError, match="trace"):
         write_codes("not a trace", io.StringIO())
     with pytest.raises(TypeError, match="file"):

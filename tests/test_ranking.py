@@ -1,7 +1,7 @@
 """bpe_viz.engine.merges.ranking: the tie rules, each against the tool it comes from.
 
 "first" and "lexicographic" are checked against the literal reference trainer in
-test_bpe_properties; "bytes" against CS336's reference merges in test_gpt. Here: "hf", Hugging
+test_bpe_properties; "bytes" against CS336's reference merges in test_gpt_training. Here: "hf", Hugging
 Face tokenizers' BpeTrainer (``impl Ord for Merge`` in ``src/models/bpe/trainer.rs``: on equal
 counts the pair of the smaller token ids, ids numbering the alphabet sorted by character, then
 new tokens in the order they were made), against its own unit test, a stored run on CS336's

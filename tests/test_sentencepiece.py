@@ -18,7 +18,6 @@ import json
 import re
 from collections import Counter
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
@@ -28,7 +27,7 @@ import regex  # noqa: E402  (a dependency of bpe_viz)
 from bpe_viz import decode, encode, encode_word, train_bpe  # noqa: E402
 from bpe_viz.engine.text.corpora import EXAMPLES, python_docs_text  # noqa: E402
 
-EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external"
+from helpers import EXTERNAL  # noqa: E402
 
 
 # -- SentencePiece, in-process ----------------------------------------------------------------
@@ -82,6 +81,23 @@ def first_diff(a: list, b: list) -> str:
     return f"lengths differ: ours {len(a)}, sentencepiece {len(b)}"
 
 
+#: our name of a training option -> SentencePiece's (the others are spelled alike)
+SP_OPTION = {"max_piece_length": "max_sentencepiece_length"}
+
+
+def piece_list_diffs(corpus, lines, sizes, **options) -> list[tuple[int, str]]:
+    """(vocab_size, first difference) at each size where ``train_bpe(corpus, preset=
+    "sentencepiece", **options)`` and SentencePiece trained on ``lines`` list other pieces."""
+    sp_options = {SP_OPTION.get(k, k): v for k, v in options.items()}
+    bad = []
+    for v in sizes:
+        trace = train_bpe(corpus, vocab_size=v, preset="sentencepiece", **options)
+        want = sp_pieces(sp_train(lines, vocab_size=v, **sp_options))
+        if trace.id_to_token != want:
+            bad.append((v, first_diff(trace.id_to_token, want)))
+    return bad
+
+
 def encode_mismatches(lines, trace, sp, limit=5) -> tuple[int, list]:
     """Lines whose pieces, ids or tokens differ from SentencePiece's (count, first few)."""
     n, shown = 0, []
@@ -123,12 +139,7 @@ def test_examples_every_vocab_size(name):
     assert not sp_accepts(lines, lo - 1) and sp_accepts(lines, lo)
     assert sp_accepts(lines, hi) and not sp_accepts(lines, hi + 1)
 
-    bad = []
-    for v in range(lo, hi + 1):
-        trace = train_bpe(corpus, vocab_size=v, preset="sentencepiece")
-        want = sp_pieces(sp_train(lines, vocab_size=v))
-        if trace.id_to_token != want:
-            bad.append((v, first_diff(trace.id_to_token, want)))
+    bad = piece_list_diffs(corpus, lines, range(lo, hi + 1))
     assert not bad, f"{name}: piece lists differ at {len(bad)} of {hi - lo + 1} sizes; first: {bad[:3]}"
 
     with pytest.raises(ValueError, match="vocab_size") as above:
@@ -248,12 +259,7 @@ SMALL_TEXT = "\n".join(["the quick brown fox jumps over the lazy dog"] * 20
 def test_unknown_characters_coverage_098():
     lines = SMALL_TEXT.split("\n")
     lo, hi = sp_limits(lines, character_coverage=0.98)
-    bad = []
-    for v in range(lo, hi + 1, 7):
-        trace = train_bpe(SMALL_TEXT, vocab_size=v, preset="sentencepiece", character_coverage=0.98)
-        want = sp_pieces(sp_train(lines, vocab_size=v, character_coverage=0.98))
-        if trace.id_to_token != want:
-            bad.append((v, first_diff(trace.id_to_token, want)))
+    bad = piece_list_diffs(SMALL_TEXT, lines, range(lo, hi + 1, 7), character_coverage=0.98)
     assert not bad, bad[:3]
     trace = train_bpe(SMALL_TEXT, vocab_size=hi, preset="sentencepiece", character_coverage=0.98)
     sp = sp_train(lines, vocab_size=hi, character_coverage=0.98)
@@ -303,12 +309,7 @@ def test_scripts_piece_lists():
     lines = MIXED_TEXT.split("\n")
     lo, hi = sp_limits(lines)
     sizes = sorted({lo, lo + 1, *range(lo, hi, 25), hi - 1, hi})
-    bad = []
-    for v in sizes:
-        trace = train_bpe(MIXED_TEXT, vocab_size=v, preset="sentencepiece")
-        want = sp_pieces(sp_train(lines, vocab_size=v))
-        if trace.id_to_token != want:
-            bad.append((v, first_diff(trace.id_to_token, want)))
+    bad = piece_list_diffs(MIXED_TEXT, lines, sizes)
     assert not bad, f"piece lists differ at {len(bad)} of sizes {sizes}; first: {bad[:3]}"
 
     trace = train_bpe(MIXED_TEXT, vocab_size=hi, preset="sentencepiece")
@@ -334,12 +335,7 @@ def test_max_piece_length_4():
     lines = MIXED_TEXT.split("\n")
     lo, hi = sp_limits(lines, max_sentencepiece_length=4)
     assert hi < sp_limits(lines)[1]
-    bad = []
-    for v in sorted({lo, *range(lo, hi, 40), hi}):
-        trace = train_bpe(MIXED_TEXT, vocab_size=v, preset="sentencepiece", max_piece_length=4)
-        want = sp_pieces(sp_train(lines, vocab_size=v, max_sentencepiece_length=4))
-        if trace.id_to_token != want:
-            bad.append((v, first_diff(trace.id_to_token, want)))
+    bad = piece_list_diffs(MIXED_TEXT, lines, sorted({lo, *range(lo, hi, 40), hi}), max_piece_length=4)
     assert not bad, bad[:3]
     trace = train_bpe(MIXED_TEXT, vocab_size=hi, preset="sentencepiece", max_piece_length=4)
     assert max(len(p) for p in trace.id_to_token[3:]) == 4

@@ -34,10 +34,9 @@ from bpe_viz.view import (
     pair_counts_svg,
     svg_texts,
 )
+from helpers import HF_COURSE, SENNRICH
 from loop_support import without_a_running_loop
 
-SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
-HF_COURSE = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 NS = "{http://www.w3.org/2000/svg}"
 
 

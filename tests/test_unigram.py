@@ -21,7 +21,6 @@ import re
 import statistics
 import time
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
@@ -29,17 +28,10 @@ from bpe_viz import decode, encode, encode_word, train_unigram
 from bpe_viz.engine.text.corpora import EXAMPLES, python_docs_text
 from bpe_viz.engine.unigram import UnigramTrace, metaspace_words
 
-EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external"
-UNIGRAM_JSON = EXTERNAL / "hf-course" / "ch6-unigram.json"
+from helpers import COURSE_SENTENCES, EXTERNAL, TOY_SEEDS
+from helpers import HF_COURSE as TOY
 
-TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
-TOY_SEEDS = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "hug", "gs", "ugs"]
-COURSE_SENTENCES = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-]
+UNIGRAM_JSON = EXTERNAL / "hf-course" / "ch6-unigram.json"
 
 
 @lru_cache(maxsize=None)

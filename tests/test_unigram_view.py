@@ -14,7 +14,6 @@ import json
 import math
 import re
 import time
-from pathlib import Path
 
 import matplotlib
 
@@ -39,15 +38,10 @@ from bpe_viz.view import loss_svg, piece_probabilities_svg, svg_texts
 from bpe_viz.widgets import UnigramExplorer
 from bpe_viz.widgets.inputs import plain_text
 
-TOY = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
-TOY_SEEDS = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "hug", "gs", "ugs"]
-COURSE_SENTENCES = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-]
-FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external" / "hf-course" / "ch6-unigram.json"
+from helpers import COURSE_SENTENCES, EXTERNAL, TOY_SEEDS
+from helpers import HF_COURSE as TOY
+
+FIXTURE = EXTERNAL / "hf-course" / "ch6-unigram.json"
 
 
 def course_words() -> dict:

@@ -1,0 +1,71 @@
+"""Test data and small helpers that more than one test module uses.
+
+Imported as ``from helpers import ...`` (conftest.py puts tests/ on sys.path). Unlike its
+siblings, it holds no algorithm: pytest fixtures live in conftest.py, the literal reference BPE
+trainer in reference.py, tensor2tensor's in tfds_reference.py, GPT-2's byte-level reference
+encoder in gpt_reference.py. Here: where the shared fixture files are (and readers that skip when
+they are absent), the Hypothesis settings the property tests share, and the published toy
+corpora several modules check against.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+__all__ = [
+    "COURSE_SENTENCES",
+    "EXTERNAL",
+    "HF_COURSE",
+    "SENNRICH",
+    "TOY_SEEDS",
+    "fixture_path",
+    "hypothesis_settings",
+    "read_json",
+    "read_text",
+]
+
+#: the reference projects' test data (../shared/fixtures/external; see SOURCES.md there)
+EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external"
+
+#: Sennrich, Haddow & Birch (2016), Algorithm 1's dictionary
+SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+#: the Hugging Face NLP course's word counts (chapter 6: BPE, WordPiece and Unigram sections)
+HF_COURSE = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+#: the course's Unigram starting vocabulary for HF_COURSE (chapter 6, section 7)
+TOY_SEEDS = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "hug", "gs", "ugs"]
+#: the course's four-sentence corpus (chapter 6, section 7)
+COURSE_SENTENCES = [
+    "This is the Hugging Face Course.",
+    "This chapter is about tokenization.",
+    "This section shows several tokenizer algorithms.",
+    "Hopefully, you will be able to understand how they are trained and generate tokens.",
+]
+
+
+def hypothesis_settings(max_examples: int) -> settings:
+    """No deadline, and no health check for slow or large examples (training is the test)."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+def fixture_path(*parts: str) -> Path:
+    """A file under EXTERNAL; the test skips when it is not there."""
+    p = EXTERNAL.joinpath(*parts)
+    if not p.is_file():
+        pytest.skip(f"shared fixture not found: {p} (the ../shared checkout is absent)")
+    return p
+
+
+def read_text(*parts: str) -> str:
+    return fixture_path(*parts).read_text(encoding="utf-8")
+
+
+def read_json(*parts: str):
+    return json.loads(read_text(*parts))
