@@ -10,7 +10,7 @@ The notebook-facing API. Training keeps a snapshot after every merge::
 The package has three layers, imported in one direction only (a test checks it):
 :mod:`bpe_viz.engine` (pure Python: training, traces, encoding) -> :mod:`bpe_viz.view` (HTML
 strings and matplotlib charts) -> :mod:`bpe_viz.widgets` (ipywidgets explorers); plus
-:mod:`bpe_viz.interop` (subword-nmt and Hugging Face ``tokenizers``). Every trained tokenizer
+:mod:`bpe_viz.interop` (subword-nmt, Hugging Face ``tokenizers``, tiktoken rank files). Every trained tokenizer
 (BPE, WordPiece, Unigram, SubwordTextEncoder) is a :class:`Tokenizer`: ``encode``, ``decode``
 and ``encode_word`` work on any of them. The explorers are
 importable from here too (``from bpe_viz import MergeExplorer``), loaded on first use so that
@@ -24,8 +24,8 @@ from .engine import (PRE_TOKENIZERS, PRESETS, STOP_REASONS, TIE_BREAKS, Conventi
                      from_symbol_dict, iter_bpe, iter_wordpiece, merge_symbols, merge_tree, quiz_questions, replay_bpe,
                      symbols_to_bytes, train_bpe, train_subword_text_encoder, train_unigram, train_wordpiece,
                      word_counts)
-from .interop import (from_hf_tokenizer, read_codes, read_merges, replay_codes, to_apply_bpe, to_hf_tokenizer,
-                      write_codes, write_merges)
+from .interop import (from_hf_tokenizer, from_tiktoken, load_tokenizer, read_codes, read_merges, replay_codes,
+                      to_apply_bpe, to_hf_tokenizer, write_codes, write_merges)
 
 _WIDGETS = ("MergeExplorer", "EncoderExplorer", "CompareExplorer", "QuizExplorer", "UnigramExplorer")
 
@@ -63,6 +63,8 @@ __all__ = [
     "from_hf_tokenizer",
     "read_merges",
     "write_merges",
+    "from_tiktoken",
+    "load_tokenizer",
     "corpora",
     "PRESETS",
     "PRE_TOKENIZERS",

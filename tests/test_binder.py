@@ -63,6 +63,17 @@ def test_requirements_end_with_the_package_and_match_the_pins():
         assert needed in binder, f"the notebooks need {needed}"
 
 
+def test_postbuild_installs_the_nodeps_pins_it_names():
+    """What postBuild installs with --no-deps is pinned as in requirements-nodeps.txt."""
+    nodeps = pins(ROOT / "requirements-nodeps.txt")
+    text = (BINDER / "postBuild").read_text(encoding="utf-8")
+    installs = re.findall(r"pip install --no-deps .*?([A-Za-z0-9_.\-]+)==(\S+)", text)
+    assert installs, "postBuild installs GPT-2's rank file (openai-whisper) with --no-deps"
+    for name, version in installs:
+        assert nodeps.get(name.lower()) == version, (
+            f"postBuild installs {name}=={version}; requirements-nodeps.txt pins {nodeps.get(name.lower())}")
+
+
 def test_postbuild_is_an_executable_strict_bash_script():
     post = BINDER / "postBuild"
     assert os.access(post, os.X_OK), "binder/postBuild must be executable (chmod +x)"

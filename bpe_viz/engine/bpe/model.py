@@ -359,9 +359,10 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
     """
     merges = list(merges)
     for i, p in enumerate(merges):
-        if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(s, str) and s for s in p)):
+        if not (isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], str)
+                and p[0] and p[1]):
             raise TypeError(f"merges: item {i} must be a pair of non-empty str, got {p!r}")
-    unknown = sorted(set(convention) - set(CONVENTION_KEYWORDS) - {"id_layout"})
+    unknown = sorted(set(convention) - set(CONVENTION_KEYWORDS) - {"id_layout", "algorithm"})
     if unknown:
         raise TypeError(f"replay_bpe() got unexpected keyword arguments {unknown}")
     conv = resolve_convention(preset, PRESETS, {}, **{**convention, "min_frequency": 1})
@@ -371,6 +372,15 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
     state = PairIndex(initial, counts, False)
     rec = Recorder(trace, state)
     join = trace.marker.join
+    if not state.counts:  # no pair occurs (a vocabulary read from a file, no corpus): nothing to apply
+        internal, show, made = trace.internal, trace.show, []
+        for step, ab in enumerate(merges, 1):
+            pair = (internal(ab[0]), internal(ab[1])) if trace.remaps_marker else ab
+            tok = join(pair[0], pair[1], marker)
+            made.append(Merge(step, ab, show(tok), 0, None, trace, pair, tok))
+        rec.record_unchanged(made)
+        rec.finish("num_merges")
+        return trace
     for step, (a, b) in enumerate(merges, 1):
         pair = (trace.internal(a), trace.internal(b))
         tok = join(pair[0], pair[1], marker)

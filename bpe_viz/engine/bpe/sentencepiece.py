@@ -47,7 +47,7 @@ from ..merges.convention import Merge
 from ..merges.model import register
 from ..text.scripts import NOT_CHARACTERS, required_characters, valid_piece
 
-__all__ = ["SentencePieceBPE", "PIECE_RULE"]
+__all__ = ["SentencePieceBPE", "PIECE_RULE", "merge_pieces", "piece_ranks"]
 
 
 # -- the model --------------------------------------------------------------------------------
@@ -115,21 +115,21 @@ class SentencePieceBPE(BPE):
         return allowed
 
     def segmenter(self, trace, k):
-        ranks = _piece_ranks(trace, k)
+        ranks = piece_ranks(trace, k)
         initial = trace.initial_symbols
-        return lambda w: _merge_pieces(initial(w), ranks)
+        return lambda w: merge_pieces(initial(w), ranks)
 
     def dropout_segmenter(self, trace, k, p, rng):
         """SentencePiece's BPE-dropout (``enable_sampling=True, alpha=p``): each candidate the
         encoder takes is dropped with probability ``p`` and never retried (its neighbours may
         still merge); draws come from ``rng`` (the C++ uses its own generator, so the samples
         agree in distribution, not draw for draw)."""
-        ranks = _piece_ranks(trace, k)
+        ranks = piece_ranks(trace, k)
         initial = trace.initial_symbols
-        return lambda w: _merge_pieces(initial(w), ranks, p, rng)
+        return lambda w: merge_pieces(initial(w), ranks, p, rng)
 
     def encode_recorded(self, initial, trace, k, record):
-        return _merge_pieces(initial, _piece_ranks(trace, k), record=record)
+        return merge_pieces(initial, piece_ranks(trace, k), record=record)
 
 
 register(SentencePieceBPE())
@@ -140,12 +140,12 @@ PIECE_RULE = ("each iteration merges the two neighbours that make the earliest p
 SentencePieceBPE.encoder_rule = PIECE_RULE
 
 
-def _piece_ranks(trace, k: int) -> dict:
+def piece_ranks(trace, k: int) -> dict:
     """internal piece -> the step that made it, for the first ``k`` merges (cached)."""
     return per_k(trace, "_piece_rank_cache", k, lambda m: m.token_internal)
 
 
-def _merge_pieces(symbols: tuple, ranks: dict, p: float = 0.0, rng=None, record: list | None = None) -> tuple:
+def merge_pieces(symbols: tuple, ranks: dict, p: float = 0.0, rng=None, record: list | None = None) -> tuple:
     """SentencePiece's encoder on one word: an agenda of neighbour pairs whose concatenation is
     a piece, the earliest piece first and the leftmost among equals; a merge makes new pairs
     with its neighbours. With ``p``, each candidate taken is dropped with that probability."""

@@ -115,6 +115,18 @@ class History:
         self.merged_occurrences.append(change.occurrences)
         self.work += change.work
 
+    def record_unchanged(self, pairs: list, tokens: list):
+        """Many merges that change nothing (no word holds their pairs), in one go."""
+        made, start = self._made, len(self.base_symbols) + len(self.merged_tokens)
+        for i, tok in enumerate(tokens, start):
+            made.setdefault(tok, i)
+        self.merged_pairs.extend(pairs)
+        self.merged_tokens.extend(tokens)
+        n = len(tokens)
+        self._chg_off.extend([len(self._chg_words)] * n)
+        self._d_off.extend([len(self._d_pid)] * n)
+        self.merged_occurrences.frombytes(bytes(8 * n))
+
     # -- reading ------------------------------------------------------------------------------
     def token_index(self, sym: str) -> int:
         """Slot of internal symbol ``sym`` in the token-count arrays (its first making)."""
@@ -202,6 +214,13 @@ class Recorder:
             tc[tindex(tok)] += occ
         if h.work >= h.next_checkpoint:
             h.checkpoint(self.state, tc)
+
+    def record_unchanged(self, merges: list):
+        """Append merges whose pairs occur in no word (a vocabulary read from a file, replayed on
+        no corpus): nothing changes, so they are written in bulk, with no per-merge work."""
+        self.history.record_unchanged([m.pair_internal for m in merges], [m.token_internal for m in merges])
+        self.trace.extend_merges(merges)
+        self.token_counts.extend([0] * len(merges))
 
     def finish(self, reason: str):
         self.trace.stop_reason = reason

@@ -107,6 +107,11 @@ class Trace(PairRanking, Sequence, Tokenizer):
         self.merges.append(merge)
         self._cache.pop(len(self.merges), None)
 
+    def extend_merges(self, merges: list) -> None:
+        """Called by the recorder for many merges at once."""
+        self.merges.extend(merges)
+        self._cache.clear()
+
     # -- Sequence --------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.merges) + 1

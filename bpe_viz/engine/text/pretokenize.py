@@ -32,13 +32,33 @@ from collections.abc import Callable
 import regex
 
 __all__ = ["PreTokenizer", "Whitespace", "AsciiSpace", "SentencePieceSpace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer",
-           "GPT2_PATTERN", "GPT4_PATTERN", "split_specials", "check_special_tokens"]
+           "GPT2_PATTERN", "GPT4_PATTERN", "CL100K_PATTERN", "O200K_PATTERN", "NAMED_PATTERNS", "split_specials", "check_special_tokens"]
 
 #: GPT-2's split pattern (Radford et al. 2019, ``encoder.py``; as CS336's handout writes it).
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 #: GPT-4's (cl100k_base) split pattern, as tiktoken and minbpe's ``regex.py`` write it.
 GPT4_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
                 r"""|\s*[\r\n]|\s+(?!\S)|\s+""")
+#: cl100k_base's split pattern as tiktoken 0.14 writes it (``tiktoken_ext/openai_public.py``). It
+#: differs from :data:`GPT4_PATTERN` (minbpe's, an older tiktoken's) at whitespace that ends the
+#: text after a newline: ``"a\n "`` is ``['a', '\n ']`` here, ``['a', '\n', ' ']`` there.
+CL100K_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+                  r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+#: o200k_base's (GPT-4o) split pattern, as tiktoken writes it: case-aware letter runs that keep
+#: a contraction, digits in groups of three, ``/`` kept after punctuation.
+O200K_PATTERN = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
+
+
+#: the pattern names a :class:`Pattern` describes by name rather than by its regular expression
+NAMED_PATTERNS = ("gpt2", "gpt4", "cl100k", "o200k")
 
 
 class PreTokenizer:
@@ -231,7 +251,7 @@ class Pattern(PreTokenizer):
         return self.sep.join(pieces)
 
     def describe(self):
-        return f"the {self.name.upper()} pattern" if self.name in ("gpt2", "gpt4") else f"pattern {self.pattern!r}"
+        return f"the {self.name.upper()} pattern" if self.name in NAMED_PATTERNS else f"pattern {self.pattern!r}"
 
     def __eq__(self, other):
         return type(other) is Pattern and (other.pattern, other.sep) == (self.pattern, self.sep)
@@ -282,6 +302,8 @@ PRE_TOKENIZERS: dict[str, PreTokenizer] = {
     "sentencepiece": SentencePieceSpace(),
     "gpt2": Pattern(GPT2_PATTERN, name="gpt2"),
     "gpt4": Pattern(GPT4_PATTERN, name="gpt4"),
+    "cl100k": Pattern(CL100K_PATTERN, name="cl100k"),
+    "o200k": Pattern(O200K_PATTERN, name="o200k"),
 }
 
 

