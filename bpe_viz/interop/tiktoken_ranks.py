@@ -30,6 +30,7 @@ import gzip
 import hashlib
 import importlib.util
 import os
+from itertools import accumulate
 from pathlib import Path
 
 from ..engine.bpe import replay_bpe
@@ -122,7 +123,8 @@ def check_ranks(ranks, where: str) -> None:
 
 
 def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[bytes, bytes]]:
-    """The merge pair of every token of two bytes or more, in rank order: the two parts that BPE
+    """The merge pair of every token of two bytes or more, in rank order (``ranks`` as
+    :func:`check_ranks` accepts them): the two parts that BPE
     on the token's bytes, with the ranks below its own, ends with (a ValueError naming the token
     when it ends with more).
 
@@ -142,8 +144,13 @@ def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[
     get = ranks.get
     split: dict[bytes, tuple[bytes, bytes, int]] = {}  # token -> (left, right, its rank)
     out = []
-    for token, rank in sorted(((t, r) for t, r in ranks.items() if len(t) > 1), key=lambda tr: tr[1]):
+    by_rank = [b""] * len(ranks)
+    for t, r in ranks.items():
+        by_rank[r] = t  # the ranks run 0..n-1 (check_ranks)
+    for rank, token in enumerate(by_rank):
         n = len(token)
+        if n == 1:
+            continue
         if n == 2:  # two bytes: nothing else can merge first
             pair = split[token] = (token[:1], token[1:], rank)
             out.append(pair[:2])
@@ -168,10 +175,7 @@ def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[
 def survives(x: bytes, y: bytes, limit: int, get, split: dict) -> bool:
     """Whether BPE on the bytes of ``x + y`` (ranks below ``limit``) ends with ``[x, y]``;
     ``split``: each multi-byte token of lower rank -> (left, right, rank)."""
-    while True:
-        c = get(x + y)
-        if c is not None and c < limit:
-            return False  # the tokens meeting at the boundary merge before the next merge there
+    while True:  # x + y itself has rank limit: start by undoing the last merge at the boundary
         sx, sy = split.get(x), split.get(y)
         if sx is None:
             if sy is None:
@@ -181,6 +185,9 @@ def survives(x: bytes, y: bytes, limit: int, get, split: dict) -> bool:
             limit, x = sx[2], sx[1]
         else:  # y was made last (a tie is the same token twice: the left one was made first)
             limit, y = sy[2] + 1, sy[0]
+        c = get(x + y)
+        if c is not None and c < limit:
+            return False  # the tokens meeting at the boundary merge before the next merge there
 
 
 def check_specials(special_tokens, ranks, where: str) -> dict[str, int]:
@@ -225,8 +232,7 @@ def from_tiktoken(path_or_ranks, *, pattern, special_tokens=None, name=None) -> 
         raise TypeError(f"name must be a str or None, got {type(name).__name__}")
     specials = check_specials(special_tokens, ranks, where)
     pairs = recover_merges(ranks, where)
-    table = str.maketrans({chr(b): BYTE_SYMBOLS[b] for b in range(256)})
-    sym = {t: t.decode("latin-1").translate(table) for t in ranks}  # GPT-2's printable symbols
+    sym = byte_symbols(ranks)
     merges = [(sym[a], sym[b]) for a, b in pairs]
     trace = replay_bpe([], merges, end_of_word=None, byte_level=True, initial_alphabet="bytes",
                        pre_tokenizer=pattern, special_tokens=tuple(specials), algorithm="tiktoken-bpe")
@@ -236,6 +242,16 @@ def from_tiktoken(path_or_ranks, *, pattern, special_tokens=None, name=None) -> 
     trace.id_table  # build now: a problem shows here, not at the first encode
     trace.name = name
     return trace
+
+
+def byte_symbols(ranks: dict[bytes, int]) -> dict[bytes, str]:
+    """Each token in GPT-2's printable byte symbols (``b" the"`` -> ``"Ġthe"``), all in one
+    translation of the tokens laid end to end."""
+    tokens = list(ranks)
+    table = str.maketrans({chr(b): BYTE_SYMBOLS[b] for b in range(256)})
+    text = b"".join(tokens).decode("latin-1").translate(table)
+    ends = list(accumulate(map(len, tokens)))
+    return dict(zip(tokens, map(text.__getitem__, map(slice, [0, *ends[:-1]], ends))))
 
 
 def tiktoken_file(name: str) -> tuple[Path, dict]:
