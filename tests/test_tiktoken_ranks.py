@@ -13,8 +13,9 @@ import importlib.util
 import pytest
 
 from bpe_viz import decode, encode, from_tiktoken, load_tokenizer
-from bpe_viz.interop import tiktoken_ranks
-from bpe_viz.interop.tiktoken_ranks import TIKTOKEN_FILES, read_ranks, recover_merges
+from bpe_viz.interop import installed as installed_module
+from bpe_viz.interop.installed import INSTALLED as TIKTOKEN_FILES, installed_path
+from bpe_viz.interop.tiktoken_ranks import read_ranks, recover_merges
 
 tiktoken = pytest.importorskip("tiktoken")
 openai_public = pytest.importorskip("tiktoken_ext.openai_public")
@@ -51,7 +52,7 @@ def real(request):
     name = request.param
     installed(name)
     trace = load_tokenizer(name)
-    path, info = tiktoken_ranks.tiktoken_file(name)
+    path, info = installed_path(name)
     data = path.read_bytes()
     ranks = read_ranks(gzip.decompress(data) if path.suffix == ".gz" else data)
     mp = pytest.MonkeyPatch()
@@ -205,7 +206,7 @@ def test_load_tokenizer_rejects_a_wrong_hash(monkeypatch):
 
 
 def test_load_tokenizer_names_a_missing_package(monkeypatch):
-    monkeypatch.setattr(tiktoken_ranks.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(installed_module.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ValueError, match=r"'openai-whisper' \(import name 'whisper'\) is not installed; install it "
                                          r"with: pip install --no-deps openai-whisper==20250625"):
         load_tokenizer("gpt2")

