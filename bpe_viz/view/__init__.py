@@ -25,6 +25,7 @@ from .unigram import (MAX_LATTICE_CHARS, Lattice, LatticePath, RankedPiece, Remo
                       lattice_html, lattice_paths, loss_curve, loss_svg, mark_round, piece_labels,
                       piece_probabilities, piece_probabilities_svg, plot_loss, plot_piece_probabilities,
                       removal_ranking, removal_table_html, round_header_html)
+from .why import MAX_STEPS, why_html
 
 set_html_renderer(snapshot_html, trace_html)
 
@@ -49,4 +50,6 @@ __all__ = [
     "lattice_paths", "round_header_html", "removal_table_html", "lattice_html", "cuts_table_html",
     "piece_probabilities", "plot_piece_probabilities", "piece_labels", "loss_curve", "plot_loss", "mark_round",
     "piece_probabilities_svg", "loss_svg",
+    # any tokenizer: why one token
+    "why_html", "MAX_STEPS",
 ]
