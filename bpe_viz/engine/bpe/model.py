@@ -30,7 +30,9 @@ from ..merges.ranking import TIE_BREAKS, best_pair
 from ..merges.recorder import Recorder
 from ..merges.training import (UNSET as _UNSET, Training, check_num_merges, check_vocab_size, merges_for, prepare,
                        resolve_convention)
+from ..merges.convention import unchanged_merges
 from ..merges.trace import Merge, Trace
+from ..text.markers import Marker
 
 __all__ = ["train_bpe", "iter_bpe", "replay_bpe", "best_pair", "PRESETS", "PRESET_TITLES", "TIE_BREAKS", "Training", "BPE"]
 
@@ -373,12 +375,14 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
     rec = Recorder(trace, state)
     join = trace.marker.join
     if not state.counts:  # no pair occurs (a vocabulary read from a file, no corpus): nothing to apply
-        internal, show, made = trace.internal, trace.show, []
-        for step, ab in enumerate(merges, 1):
-            pair = (internal(ab[0]), internal(ab[1])) if trace.remaps_marker else ab
-            tok = join(pair[0], pair[1], marker)
-            made.append(Merge(step, ab, show(tok), 0, None, trace, pair, tok))
-        rec.record_unchanged(made)
+        internal = trace.internal
+        pairs = [(internal(a), internal(b)) for a, b in merges] if trace.remaps_marker else merges
+        if type(trace.marker).join is Marker.join:  # plain concatenation, in one go
+            tokens = list(map(str.__add__, *zip(*pairs))) if pairs else []
+        else:
+            tokens = [join(a, b, marker) for a, b in pairs]
+        shown = list(map(trace.show, tokens)) if trace.remaps_marker else tokens
+        rec.record_unchanged(unchanged_merges(trace, merges, shown, pairs, tokens))
         rec.finish("num_merges")
         return trace
     for step, (a, b) in enumerate(merges, 1):

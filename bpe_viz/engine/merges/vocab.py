@@ -98,13 +98,16 @@ class IdTable:
         n = max(vocab.values()) + 1 if vocab else 0
         internal: list = [None] * n
         kinds: list = ["unused"] * n
+        # internal and public spellings agree unless the marker is remapped: no per-token calls then
+        show = trace.show if trace.remaps_marker else None
         for tok, i in vocab.items():
-            internal[i] = trace.internal(tok)
+            internal[i] = tok if show is None else trace.internal(tok)
             kinds[i] = "base"
-        missing = [t for t in (*base, *merged) if trace.show(t) not in vocab]
+        public = merged if show is None else list(map(show, merged))
+        missing = [t for t in (*base, *merged) if (t if show is None else show(t)) not in vocab]
         if missing:
             raise ValueError(f"vocab: {len(missing)} tokens of the merges have no id, e.g. {missing[0]!r}")
-        self.merge_ids = [vocab[trace.show(t)] for t in merged]
+        self.merge_ids = list(map(vocab.__getitem__, public))
         for i in self.merge_ids:
             kinds[i] = "merge"
         for s in specials:
@@ -126,12 +129,14 @@ class IdTable:
         self.kinds = kinds
         self.merge_step = {i: k + 1 for k, i in enumerate(self.merge_ids)}
         self.internal = [None if k == "unk" else t for t, k in zip(internal, kinds)]
+        show = trace.show if trace.remaps_marker else None
+
         def public(t, k):
             if k == "unk":
                 return trace.unk_token
             if t is None:
                 return ""  # an id an explicit vocabulary leaves unused
-            return t if k == "special" else trace.show(t)
+            return t if k == "special" or show is None else show(t)
 
         self.tokens = [public(t, k) for t, k in zip(internal, kinds)]
         self.ids: dict[str, int] = {}

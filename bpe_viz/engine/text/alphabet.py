@@ -40,6 +40,7 @@ def _byte_table() -> list[str]:
 BYTE_SYMBOLS: tuple[str, ...] = tuple(_byte_table())
 _SYMBOL_TO_BYTE = {s: b for b, s in enumerate(BYTE_SYMBOLS)}
 BYTE_SET = frozenset(BYTE_SYMBOLS)
+_TO_SYMBOLS = str.maketrans({chr(b): s for b, s in enumerate(BYTE_SYMBOLS)})
 
 
 def bytes_to_symbols(text: str) -> str:
@@ -52,7 +53,7 @@ def bytes_to_symbols(text: str) -> str:
         >>> len(bytes_to_symbols("한"))
         3
     """
-    return "".join(BYTE_SYMBOLS[b] for b in text.encode("utf-8"))
+    return text.encode("utf-8").decode("latin-1").translate(_TO_SYMBOLS)  # one C pass, not one per byte
 
 
 def symbols_to_bytes(symbols: str) -> bytes:
