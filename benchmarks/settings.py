@@ -29,8 +29,9 @@ TARGETS = {
     "cs336_speed_s": 1.5,  # CS336's test_train_bpe_speed limit: corpus.en to vocab_size 500
     "gpt_encode_ratio": 0.5,  # ours / the literal minbpe encode loop, cs336 tokenizer, docs text
     "unigram_round_ms": 20.0,  # median cold read of a Unigram round (fields + a few segmentations)
+    "compare_view_ms": 300.0,  # the side-by-side view: 2,000 characters through 4 tokenizers, encode + HTML
 }
-SECTIONS = ("main", "gpt", "spm", "unigram", "long", "real", "big", "rss")
+SECTIONS = ("main", "gpt", "spm", "unigram", "long", "real", "compare", "big", "rss")
 
 SLIDER_SENTENCE = "The tokenizer splits unfamiliar words into subword units."
 NOTEBOOK_TIMEOUT = 600  # seconds per cell

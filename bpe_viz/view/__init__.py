@@ -6,11 +6,15 @@ Cut by family, like the engine: :mod:`.kit` (the building blocks every family sh
 the one size rule, boxes, tables, chips and colors, SVG and matplotlib parts, pages),
 :mod:`.merges` (BPE, WordPiece and SentencePiece-BPE: steps, tables, segmentations, the encoder's
 walkthrough, merge trees, the quiz, charts) and :mod:`.unigram` (rounds, the Δloss table, the
-lattice, charts). Importing this package registers the HTML a Snapshot and a Trace show in a
+lattice, charts); beside them :mod:`.compare_tokenizers` (finished tokenizers of any family side by
+side on one text, token counts across languages: the one view that encodes, since a comparison
+is its encodings). Importing this package registers the HTML a Snapshot and a Trace show in a
 notebook.
 """
 
 from ..engine.merges.trace import set_html_renderer
+from .compare_tokenizers import (MAX_COMPARE_CHARS, Comparison, TokenizerRow, compare_tokenizers, comparison_html,
+                                 language_table, language_table_html, named_tokenizers, token_label, tokenizers_html)
 from .kit import (BLUE, MAX_CHIPS, MAX_LABEL_CHARS, MAX_SENTENCE_TOKENS, ORANGE, PALETTE, VERMILLION, display_text,
                   error_html, figure_png, font_families, image_html, message_html, page_html, short_label, svg_texts,
                   token_color, token_html, word_label)
@@ -52,4 +56,7 @@ __all__ = [
     "piece_probabilities_svg", "loss_svg",
     # any tokenizer: why one token
     "why_html", "MAX_STEPS",
+    # several tokenizers side by side (any family)
+    "MAX_COMPARE_CHARS", "Comparison", "TokenizerRow", "compare_tokenizers", "comparison_html", "tokenizers_html",
+    "token_label", "named_tokenizers", "language_table", "language_table_html",
 ]

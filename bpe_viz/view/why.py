@@ -102,7 +102,11 @@ def _how_cut(why, tokenizer, size: float) -> str:
     if w is None:
         return ""
     if getattr(w, "prefixes", None) is not None:  # Unigram's Viterbi table
-        return lattice_html(tokenizer, why.word, why.step, size=size)
+        try:
+            return lattice_html(tokenizer, why.word, why.step, size=size)
+        except ValueError as exc:  # a word the lattice view cannot draw (e.g. one holding a tab)
+            return f'<div class="bpe-why-note" style="{_NOTE}">No Viterbi table for this word: {esc(str(exc))}</div>'
+
     if getattr(w, "longest_match", False):
         return _match_rows(why, tokenizer)
     if getattr(w, "steps", None) is not None and all(getattr(s, "pair", None) is not None for s in w.steps):

@@ -6,7 +6,9 @@ the engine's tables (presets, tie rules).
 * :class:`EncoderExplorer` (:mod:`.encoder`) — step through the encoding of one word;
 * :class:`CompareExplorer` (:mod:`.compare`) — BPE and WordPiece side by side;
 * :class:`QuizExplorer` (:mod:`.quiz`) — predict the next merge, answer by click or key;
-* :class:`UnigramExplorer` (:mod:`.unigram`) — step through the rounds of a Unigram run (pieces removed).
+* :class:`UnigramExplorer` (:mod:`.unigram`) — step through the rounds of a Unigram run (pieces removed);
+* :class:`SideBySideExplorer` (:mod:`.side_by_side`) — one text through several finished tokenizers, and
+  why any token is what it is.
 
 What they share: :mod:`.explorer` (the :class:`~.explorer.Explorer` base: size, step controls,
 errors, the view as HTML, Save), :mod:`.training` (the explorers that train: corpus picker,
@@ -27,6 +29,8 @@ from .encoder import EncoderExplorer
 from .inputs import MAX_MERGES
 from .merge import MergeExplorer
 from .quiz import QuizExplorer
+from .side_by_side import SideBySideExplorer
 from .unigram import UnigramExplorer
 
-__all__ = ["MergeExplorer", "EncoderExplorer", "CompareExplorer", "QuizExplorer", "UnigramExplorer", "MAX_MERGES", "PRESET_CHOICES"]
+__all__ = ["MergeExplorer", "EncoderExplorer", "CompareExplorer", "QuizExplorer", "UnigramExplorer",
+           "SideBySideExplorer", "MAX_MERGES", "PRESET_CHOICES"]

@@ -93,7 +93,9 @@ class SubwordEncoding:
     (``<0xF0>`` for a byte); ``pieces``: the piece of the greedy segmentation each id spells (a
     piece spelled in bytes is repeated for each of its bytes); ``byte_fallback`` (also
     ``unknown``): the id is a byte; ``word_ids``: which token of :attr:`words` (the encoder's
-    tokens) it belongs to. ``segments``: ``(piece, ids)`` once per piece.
+    tokens) it belongs to; ``offsets``: ``(start, end)`` character spans in the text (each byte
+    of a piece spelled in bytes has the piece's span; a final ``_`` covers the space it stands
+    for). ``segments``: ``(piece, ids)`` once per piece.
     """
 
     def __init__(self, text: str, trace, step: int, words, segments):
@@ -120,6 +122,23 @@ class SubwordEncoding:
     def tokens(self) -> list[str]:
         table = self.trace._id_table(self.step)
         return [table[i] for i in self.ids]
+
+    @cached_property
+    def offsets(self) -> list[tuple[int, int]]:
+        text, out, pos, at = self.text, [], 0, -1
+        for w, (piece, ids) in zip(self._word_of, self.segments):
+            if w != at:  # a new token: where its raw text starts
+                at, token = w, self.words[w]
+                raw = (token[:-1] + " " if token.endswith("_") else token).replace(UNDERSCORE_REPLACEMENT, "_")
+                # subtle: TFDS encodes the space after a literal "\&undsc" twice (see
+                # tokens.prepare_tokens); the second one is in no text, so it has an empty span
+                start, end = (pos, pos + len(raw)) if text.startswith(raw, pos) else (pos, pos)
+                pos = end
+            n = len(piece) - (len(UNDERSCORE_REPLACEMENT) - 1) * piece.count(UNDERSCORE_REPLACEMENT)
+            span = (start, min(start + n, end))
+            start = span[1]
+            out.extend(span for _ in ids)
+        return out
 
     @cached_property
     def byte_fallback(self) -> list[bool]:

@@ -11,6 +11,9 @@
 * ``python-docs``: Python's own documentation topics (``pydoc_data.topics``), present on every
   Python install: about 465,000 characters, 65,000 words, 8,800 distinct words (Python 3.11).
 
+Also here, from :mod:`.languages`: :data:`LANGUAGES`, one paragraph in many languages (the same
+text, to encode and compare, not to train on), and :func:`language_lines`.
+
 Example::
 
     >>> load("sennrich2016")["newest"]
@@ -23,7 +26,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["EXAMPLES", "SAMPLES", "CORPUS_NAMES", "load", "python_docs_text", "describe"]
+from .languages import LANGUAGES, language_lines
+
+__all__ = ["EXAMPLES", "SAMPLES", "CORPUS_NAMES", "load", "python_docs_text", "describe", "LANGUAGES",
+           "language_lines"]
 
 EXAMPLES: dict[str, object] = {
     "sennrich2016": {"low": 5, "lower": 2, "newest": 6, "widest": 3},

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from ..protocol import Tokenizer, check_plain_encode
@@ -355,7 +356,12 @@ class UnigramTrace(Tokenizer):
 
 class UnigramEncoding:
     """The result of ``encode(text, unigram_trace)``: parallel lists, one entry per token
-    (``pieces``, ``ids``, ``tokens``, ``unknown``, ``word_ids``), and the words."""
+    (``pieces``, ``ids``, ``tokens``, ``unknown``, ``word_ids``, ``offsets``), and the words.
+
+    ``offsets``: ``(start, end)`` character spans in the text, as the merge families give them:
+    the ``▁`` in front of a word covers no character (a ``▁`` alone has an empty span at the
+    word's start), and an unknown word of the hf-course flavour (one ``<unk>``) covers the word.
+    """
 
     def __init__(self, text, trace, round_, words, spans, entries):
         self.text = text
@@ -373,6 +379,19 @@ class UnigramEncoding:
 
     def word_pieces(self) -> list[list[str]]:
         return [list(e[0]) for e in self._entries]
+
+    @cached_property
+    def offsets(self) -> list[tuple[int, int]]:
+        out = []
+        for word, (start, end), (pieces, _) in zip(self.words, self.word_spans, self._entries):
+            if "".join(pieces) != word:  # hf-course: a word with no cut is one <unk>
+                out.extend((start, end) for _ in pieces)
+                continue
+            pos = start - (len(word) - (end - start))  # the "▁" in front is in no text span
+            for p in pieces:
+                out.append((min(max(pos, start), end), min(max(pos + len(p), start), end)))
+                pos += len(p)
+        return out
 
     def walkthrough(self, i: int) -> UnigramWalkthrough:
         if not 0 <= i < len(self.words):
