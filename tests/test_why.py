@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from bpe_viz import corpora, train_bpe, train_unigram, train_wordpiece
+from bpe_viz import corpora, merge_symbols, train_bpe, train_unigram, train_wordpiece
 from bpe_viz.engine.merges.quiz import merge_tree
 from bpe_viz.engine.why import KINDS, explain_token, fallback_byte
 from bpe_viz.view.why import MAX_STEPS, why_html
@@ -56,31 +56,13 @@ def check_tree(trace, tree) -> None:
 
 def replay(why) -> str:
     """The token rebuilt from only the merges the walkthrough marks as this token's."""
-    symbols = list(why.walkthrough.initial)
-    ends = [0]
-    for s in why.walkthrough.final[: why.position + 1]:
-        ends.append(ends[-1] + len(s))
-    lo = ends[why.position]
-    pos = 0
-    start = []
-    for s in symbols:
-        start.append(pos)
-        pos += len(s)
-    mine = [s for s in symbols]
+    lo = sum(map(len, why.walkthrough.final[: why.position]))
+    symbols = tuple(why.walkthrough.initial)
     for i in why.steps:
-        a, b = why.walkthrough.steps[i].pair
-        out, j = [], 0
-        while j < len(mine):
-            if j + 1 < len(mine) and (mine[j], mine[j + 1]) == (a, b):
-                out.append(a + b)
-                j += 2
-            else:
-                out.append(mine[j])
-                j += 1
-        mine = out
-    # the symbol that starts where the token starts
+        pair = why.walkthrough.steps[i].pair
+        symbols = merge_symbols(symbols, pair, pair[0] + pair[1])
     pos = 0
-    for s in mine:
+    for s in symbols:  # the symbol that starts where the token starts
         if pos == lo:
             return s
         pos += len(s)
