@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, chain
+from operator import itemgetter
 
 __all__ = ["Encoding", "WordWalkthrough", "EncodeStep", "made_at_table", "word_rows"]
 
@@ -98,7 +99,7 @@ class Encoding:
         return [span for _, span in self.trace.convention.pre_tokenizer.split(self.text)]
 
     def _flat(self, i):
-        return list(chain.from_iterable(e[i] for e in self._entries))
+        return list(chain.from_iterable(map(itemgetter(i), self._entries)))
 
     @cached_property
     def pieces(self) -> list[str]:
