@@ -319,7 +319,11 @@ def test_bad_text_shows_a_message_then_recovers(explorer, bad, message):
     assert explorer.error is None and explorer.comparison.text == "fine again"
 
 
-def test_typing_is_debounced():
+def test_typing_is_debounced(monkeypatch):
+    from bpe_viz.widgets import side_by_side
+
+    monkeypatch.setattr(side_by_side, "from_the_page", lambda: True)  # keys typed in the page
+
     async def typing():
         got = []
         d = Debouncer(got.append)
@@ -332,6 +336,15 @@ def test_typing_is_debounced():
         return got
 
     assert asyncio.run(typing()) == ["low"]
+
+
+def test_code_in_a_cell_is_not_debounced_even_with_a_loop_running():
+    async def from_code():
+        got = []
+        Debouncer(got.append).push("low")
+        return got
+
+    assert asyncio.run(from_code()) == ["low"]
 
 
 def test_explorer_is_exported_lazily():

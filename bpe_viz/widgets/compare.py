@@ -16,9 +16,9 @@ import traitlets
 from ..engine import bpe, wordpiece
 from ..view import (bpe_vs_wordpiece_svg, figure_png, merge_html, merge_sequences_svg, message_html, pairs_table_html,
                     plot_bpe_vs_wordpiece, plot_merge_sequences, segmentation_html)
-from .controls import PRESET_CHOICES, PROJECTOR, MergesBox, options_with
+from .controls import PRESET_CHOICES, PROJECTOR, MergesBox, options_with, settings_of
 from .explorer import CHART_DPI
-from .inputs import check_merges
+from .inputs import check_merges, check_whole
 from .step_pane import StepCache, StepPane, ViewPart
 from .training import TrainingExplorer, merge_ticker, no_merges_message
 from .warm import Warmer
@@ -49,6 +49,7 @@ class CompareExplorer(TrainingExplorer):
                  trace_bpe=None, trace_wp=None, words=None, size: float = 1.0, max_rows: int = 6,
                  controls: bool = True, chart: bool = True):
         super().__init__()
+        check_whole("num_merges", num_merges)  # (a number out of range shows in the view instead)
         self._hold = True
         self._setup_common(size)
         self._warmer = Warmer(self._send_step)  # sends the next steps ahead when the kernel is idle
@@ -64,7 +65,10 @@ class CompareExplorer(TrainingExplorer):
             raise ValueError("Pass both trace_bpe and trace_wp (or neither, and a corpus).")
         if given:
             num_merges = max(1, len(trace_bpe.merges), len(trace_wp.merges))
-            if trace_bpe.convention.preset in PRESET_CHOICES:
+            settings = settings_of(trace_bpe.convention)  # the preset that trains BPE's trace again
+            if settings is not None and settings[1] == "preset":
+                bpe_preset = settings[0]
+            elif trace_bpe.convention.preset in PRESET_CHOICES:
                 bpe_preset = trace_bpe.convention.preset
         self.num_merges = num_merges
         self.bpe_preset = bpe_preset
@@ -74,7 +78,7 @@ class CompareExplorer(TrainingExplorer):
             options=options_with([(label, key) for key, (label, _) in PRESET_CHOICES.items()], self.bpe_preset),
             value=self.bpe_preset, description="BPE preset", layout=widgets.Layout(width="32em"),
             style={"description_width": "initial"})
-        traitlets.link((self._preset_dd, "value"), (self, "bpe_preset"))
+        self._link_choice(self._preset_dd, "bpe_preset")
         step_row = self._make_step_controls("step", "step", interval=1200)
         # the view: header, two columns (BPE, WordPiece) and the chart, the parts of a step shown
         # together by one StepPane, which keeps the steps it was sent in the page
@@ -86,7 +90,7 @@ class CompareExplorer(TrainingExplorer):
         self.children = [*rows, step_row, self._error_view, self._view]
 
         self._wire_training()
-        self.observe(lambda _c: self.retrain(), ["num_merges", "bpe_preset"])
+        self.observe(lambda _c: self._retrain_soon(), ["num_merges", "bpe_preset"])
         self.observe(lambda _c: self._render(), ["step", "size"])
         self._hold = False
         if given:
@@ -115,6 +119,7 @@ class CompareExplorer(TrainingExplorer):
         """Train both algorithms again on the chosen corpus."""
         if self._hold:
             return
+        self._cancel_retrain()
         fallback = dict(zip(self.trace_bpe.words, self.trace_bpe.counts)) if self.trace_bpe is not None else None
         try:
             corpus, _sample = self._picker.corpus(fallback)

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..engine.bpe import PRESET_TITLES, PRESETS
+from ..engine.bpe import PRESET_TITLES, PRESETS, iter_bpe
 from ..engine.merges import TIE_RULES
 from ..engine.text import corpora
 from .inputs import decode_upload, parse_merges
 
 __all__ = ["PRESET_CHOICES", "TIE_CHOICES", "SIZE_CHOICES", "PROJECTOR", "CHART_CHOICES", "SPEED_CHOICES",
-           "MAX_SAMPLE_CHARS", "options_with", "corpus_choices", "sample_from", "CorpusPicker", "NumberBox",
-           "MergesBox"]
+           "MAX_SAMPLE_CHARS", "options_with", "settings_of", "corpus_choices", "sample_from", "CorpusPicker",
+           "NumberBox", "MergesBox"]
 
 #: Preset dropdown: key -> (label, train_bpe keyword arguments): the engine's presets, then
 #: byte-level BPE on the Hugging Face course's convention.
@@ -59,6 +59,38 @@ def options_with(choices, value):
     if value not in [v for _, v in options]:
         options.append((str(value), value))
     return options
+
+
+def settings_of(convention) -> tuple[str, str] | None:
+    """The (preset, ties) choices of the dropdowns that train with ``convention`` again, or
+    ``None`` when no choice does (an option no dropdown offers, such as a ``min_frequency`` of
+    your own). The trace's own preset is tried first: byte-level BPE with ``preset="cs336"``
+    is CS336's, not the Hugging Face course's byte-level BPE.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> settings_of(train_bpe("low lower", 2, preset="cs336").convention)
+        ('cs336', 'preset')
+        >>> settings_of(train_bpe("low lower", 2, preset="slp3", tie_break="lexicographic").convention)
+        ('slp3', 'lexicographic')
+        >>> settings_of(train_bpe("low lower", 2, min_frequency=5).convention) is None
+        True
+    """
+    byte_level = ["bytes"] if convention.byte_level else []
+    keys = [k for k in dict.fromkeys([convention.preset, *byte_level, *PRESET_CHOICES]) if k in PRESET_CHOICES]
+    for key in keys:
+        for ties in dict.fromkeys(["preset", convention.tie_break]):
+            kwargs = dict(PRESET_CHOICES[key][1])
+            if ties != "preset":
+                kwargs["tie_break"] = ties
+            try:  # the convention these choices train with (on no text: nothing is trained)
+                theirs = iter_bpe((), 0, **kwargs).trace.convention
+            except (ValueError, TypeError):
+                continue
+            if theirs == convention:
+                return key, ties
+    return None
 
 
 # -- corpora ------------------------------------------------------------------------------------
@@ -191,7 +223,7 @@ class NumberBox:
         if n != getattr(self.owner, self.trait):
             setattr(self.owner, self.trait, n)  # trains again
         elif self.owner._bad_input is not None:
-            self.owner.retrain()  # "abc", then the old number again: the view comes back
+            self.owner._retrain_soon()  # "abc", then the old number again: the view comes back
 
     def _changed(self, change):
         try:

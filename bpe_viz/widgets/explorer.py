@@ -25,7 +25,7 @@ import traitlets
 from ..view import error_html, figure_png, image_html, page_html
 from .controls import PROJECTOR, SIZE_CHOICES, SPEED_CHOICES, options_with
 from .css import controls_css
-from .inputs import plain_text
+from .inputs import plain_text, replace_file, utf8_bytes
 from .step_pane import ViewPart
 
 __all__ = ["Explorer", "CHART_DPI"]
@@ -33,6 +33,9 @@ __all__ = ["Explorer", "CHART_DPI"]
 #: The resolution of a chart drawn by matplotlib (times the size option): modest, a slider step
 #: must stay fast.
 CHART_DPI = 64
+
+#: The traits of the box itself (children, layout...): set as they come, never refused here.
+_BOX_TRAITS = frozenset(widgets.VBox.class_trait_names())
 
 
 class Explorer(widgets.VBox):
@@ -46,11 +49,62 @@ class Explorer(widgets.VBox):
     The error box of a bad input (the merges box, an empty text) stays until the input is fixed,
     and the step controls are off meanwhile: moving the slider must never silently show the
     previous run again.
+
+    A bad value set from code (``explorer.step = -1``, ``size = 0``, ``preset = "nope"``) is
+    refused: the trait keeps its value, the caller gets the ``TraitError`` (a program's mistake
+    fails where it is made) and the view shows the message in its place, as for a bad input,
+    until a valid value is set (the same value as before will do).
     """
 
     size = traitlets.Float(1.0)
     #: what the file name of a saved view starts with
     _save_stem = "step"
+
+    def __setattr__(self, name, value):
+        # subtle: every refusal of a trait's value goes through here, whether traitlets refuses it
+        # (a str for an Int) or a validator does (a step out of range): one place shows them all
+        if name[0] == "_" or name in _BOX_TRAITS or not self.has_trait(name):
+            super().__setattr__(name, value)
+            return
+        try:
+            self._check_choice(name, value)
+            super().__setattr__(name, value)
+        except traitlets.TraitError as exc:
+            self._refuse(name, exc)
+            raise
+        self._accept()
+
+    def _link_choice(self, dropdown, trait: str):
+        """``dropdown`` ↔ the trait; a value set from code must be one of its options."""
+        self._choices[trait] = dropdown
+        traitlets.link((dropdown, "value"), (self, trait))
+
+    def _check_choice(self, name, value):
+        dropdown = getattr(self, "_choices", {}).get(name)
+        if dropdown is not None and value not in [v for _, v in dropdown.options]:
+            raise traitlets.TraitError(
+                f"{name} must be one of {[v for _, v in dropdown.options]}, got {value!r}")
+
+    def _refuse(self, name, exc):
+        """A value of ``name`` was refused: its message in place of the view (what showed before
+        comes back with a valid value). A bad input's message stays: it is the one to fix."""
+        if getattr(self, "_hold", True) or self._bad_input is not None:
+            return
+        before = self._refusal or (self._error, self._error_view.value)
+        self._show_error(f"{exc}\n\n{name} stays {getattr(self, name)!r}; a valid value shows the view again.",
+                         title=f"{name} was not changed")
+        self._refusal = before
+
+    def _accept(self):
+        """A valid value after a refused one, which nothing showed anew (the same value as
+        before): what showed before the refusal comes back."""
+        if getattr(self, "_refusal", None) is None:
+            return
+        (error, box), self._refusal = self._refusal, None
+        if error is None:
+            self._clear_error()
+        else:
+            self._error, self._error_view.value = error, box
 
     def _setup_common(self, size):
         self.size = float(size)
@@ -60,6 +114,8 @@ class Explorer(widgets.VBox):
         self._error_view = widgets.HTML(layout=widgets.Layout(display="none"))
         self._view = widgets.VBox()
         self._error: str | None = None
+        self._refusal = None  # (error, box) shown before a refused value, until a valid one
+        self._choices: dict = {}  # trait -> its dropdown (_link_choice)
         self._bad_input: str | None = None  # an input error: the view waits until it is fixed
         self._stepping: list = []  # the step controls, off while a bad input shows
         # "Save": a download link (a data: URI) to this step as a standalone HTML file
@@ -231,6 +287,7 @@ class Explorer(widgets.VBox):
     def _show_error(self, exc, title="This needs a fix", *, blocking: bool = False):
         """The error box in place of the view. ``blocking``: a bad input; the box stays, and the
         step controls are off, until the input is fixed (a successful training clears it)."""
+        self._refusal = None
         message = exc if isinstance(exc, str) else (str(exc) or type(exc).__name__)
         if not isinstance(exc, (str, ValueError, TypeError, IndexError, KeyError)):
             message = f"{type(exc).__name__}: {message}"
@@ -245,6 +302,7 @@ class Explorer(widgets.VBox):
         self._forget_saved()
 
     def _clear_error(self):
+        self._refusal = None
         if self._bad_input is not None:
             self._bad_input = None
             self._set_stepping(True)
@@ -364,6 +422,10 @@ class Explorer(widgets.VBox):
           browser in the kernel, which Binder and most classrooms do not have: save the
           ``.html`` page and take the picture in your browser, or paste the page.
 
+        The file is written whole or not at all (:func:`~bpe_viz.widgets.inputs.replace_file`:
+        a temporary file beside it, renamed over it), so a failure never destroys the file that
+        was there; a symbolic link you name is followed (its target is replaced, the link stays).
+
         Example::
 
             >>> import tempfile, pathlib
@@ -381,8 +443,9 @@ class Explorer(widgets.VBox):
             raise TypeError(f"path must be a file name like 'step5.html' or 'step5.png', got {type(path).__name__}")
         path = Path(path)
         suffix = path.suffix.lower()
+        # the whole file is made before anything is written: nothing half written, ever
         if suffix in (".html", ".htm"):
-            path.write_text(self.standalone_html(), encoding="utf-8")
+            data = utf8_bytes(self.standalone_html())
         elif suffix == ".png":
             if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 20 <= dpi <= 600:
                 raise ValueError(f"dpi must be a number between 20 and 600, got {dpi!r}")
@@ -392,22 +455,26 @@ class Explorer(widgets.VBox):
             if fig is None:
                 raise ValueError(f"path: this {type(self).__name__} shows no chart now, so there is no PNG to "
                                  "save; choose a chart, or save the whole view as .html")
-            path.write_bytes(figure_png(fig, dpi=dpi))
+            data = figure_png(fig, dpi=dpi)
         else:
             raise ValueError(f"path must end in .html or .png, got {str(path)!r}")
-        return path
+        return replace_file(path, data)
 
     def _offer_download(self):
         """The Save button: a link that downloads this step as an HTML page. A link with a
         ``data:`` URI, not a file beside the notebook: Voilà does not serve .html files and a
-        Binder's files vanish with it, while the link works there, locally and offline."""
+        Binder's files vanish with it, while the link works there, locally and offline. (So the
+        button writes no file: nothing in the notebook's folder, a symbolic link included, is
+        ever overwritten by it.)"""
         try:
             page = self.standalone_html()
-        except ValueError as exc:
-            self._save_link.value = f'<span class="bpe-save-error" style="color:#C00000">{html.escape(str(exc))}</span>'
+            raw = utf8_bytes(page)
+        except Exception as exc:  # a click handler never raises: the message shows beside the button
+            text = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+            self._save_link.value = f'<span class="bpe-save-error" style="color:#C00000">{html.escape(text)}</span>'
             return
         name = re.sub(r"[^\w.-]+", "-", self._save_name()).strip("-") + ".html"
-        data = base64.b64encode(page.encode("utf-8")).decode("ascii")
+        data = base64.b64encode(raw).decode("ascii")
         self._save_link.value = (
             f'<a class="bpe-save-link" download="{html.escape(name)}" '
             f'href="data:text/html;charset=utf-8;base64,{data}" '

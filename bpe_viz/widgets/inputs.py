@@ -1,5 +1,6 @@
 """Text in and out of the explorers, read with care: a number a learner typed (merges, a
-vocabulary size), a file a learner uploaded, and the view's HTML read back as plain text.
+vocabulary size), a file a learner uploaded, the view's HTML read back as plain text, and a
+saved page written as UTF-8 without ever leaving a file half written.
 
 No widget here (the boxes and buttons are in :mod:`.controls`): plain functions that turn what
 was given into a value or a ``ValueError`` whose message the explorer shows in its error box.
@@ -7,11 +8,17 @@ was given into a value or a ``ValueError`` whose message the explorer shows in i
 
 from __future__ import annotations
 
+import contextlib
 import html
+import os
 import re
+import secrets
+import stat
+import sys
+from pathlib import Path
 
-__all__ = ["MAX_MERGES", "MAX_UPLOAD_BYTES", "check_count", "check_merges", "parse_count", "parse_merges",
-           "decode_upload", "plain_text"]
+__all__ = ["MAX_MERGES", "MAX_UPLOAD_BYTES", "check_count", "check_merges", "check_whole", "parse_count",
+           "parse_merges", "decode_upload", "plain_text", "utf8_bytes", "replace_file", "from_the_page"]
 
 #: The most merges an explorer trains (Python's documentation text: about 2 s for 20,000).
 MAX_MERGES = 20_000
@@ -39,6 +46,24 @@ def check_count(n, what: str, unit: str, maximum: int, advice: str = "") -> int:
         raise ValueError(f"{what} must be at least 1, got {n}.")
     if n > maximum:
         raise ValueError(f"{n:,} {unit} is more than this explorer trains (at most {maximum:,}).{advice}")
+    return n
+
+
+def check_whole(name: str, n) -> int:
+    """``n`` if it is a whole number (an ``int``, not a ``bool``), else a TypeError naming the
+    argument: for what a program passes (what a learner types goes through :func:`parse_count`).
+
+    Example::
+
+        >>> check_whole("num_merges", 10)
+        10
+        >>> check_whole("num_merges", "10")
+        Traceback (most recent call last):
+        ...
+        TypeError: num_merges must be a whole number like 10, got str '10'
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{name} must be a whole number like 10, got {type(n).__name__} {n!r:.60}")
     return n
 
 
@@ -136,3 +161,84 @@ def plain_text(fragment: str) -> str:
         'low & lower'
     """
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def utf8_bytes(text: str, what: str = "The page") -> bytes:
+    """``text`` as UTF-8, or a ValueError that names the character UTF-8 cannot write (a lone
+    surrogate, half of a UTF-16 pair: it comes with text pasted from a broken source).
+
+    Example::
+
+        >>> utf8_bytes("low")
+        b'low'
+        >>> utf8_bytes("a\\ud800b")
+        Traceback (most recent call last):
+        ...
+        ValueError: The page cannot be written as UTF-8: its text has a lone surrogate, U+D800 at character 2 (half of a UTF-16 pair, not a character). Remove it from the text and save again.
+    """
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{what} cannot be written as UTF-8: its text has a lone surrogate, U+{ord(text[exc.start]):04X} at "
+            f"character {exc.start + 1:,} (half of a UTF-16 pair, not a character). Remove it from the text "
+            "and save again."
+        ) from None
+
+
+def replace_file(path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` so that no failure leaves it half written: a temporary file in
+    the same folder, renamed over it (``os.replace``, atomic); on any error the temporary file is
+    removed and what was at ``path`` stays as it was. A file replaced keeps its permissions.
+
+    A symbolic link is followed: its target is replaced and the link stays a link (the caller
+    named that path; the explorers' Save button writes no file at all). Returns ``path``.
+
+    Example::
+
+        >>> import tempfile, pathlib
+        >>> page = pathlib.Path(tempfile.mkdtemp()) / "step.html"
+        >>> replace_file(page, b"<p>low</p>").read_bytes()
+        b'<p>low</p>'
+    """
+    path = Path(path)
+    target = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None  # a new file: the usual permissions (0o666 less the umask)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666)
+            break
+        except FileExistsError:  # (twelve random hex digits: never twice, but never mind)
+            continue
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def from_the_page() -> bool:
+    """Whether the kernel is handling a message from the page now (a control moved there) rather
+    than running a cell: IPython's kernel knows the message it handles. ``False`` outside a
+    kernel (a script, a test)."""
+    ipython = sys.modules.get("IPython")  # (not imported: no kernel, then)
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    kernel = getattr(shell, "kernel", None)
+    try:
+        parent = kernel.get_parent() if kernel is not None else None
+    except Exception:  # another kernel, another API: train at once
+        return False
+    return isinstance(parent, dict) and parent.get("header", {}).get("msg_type") == "comm_msg"

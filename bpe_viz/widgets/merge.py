@@ -39,9 +39,10 @@ from ..view import (
     vocab_table_html,
     words_table_html,
 )
-from .controls import CHART_CHOICES, PRESET_CHOICES, PROJECTOR, TIE_CHOICES, MergesBox, options_with, sample_from
+from .controls import (CHART_CHOICES, PRESET_CHOICES, PROJECTOR, TIE_CHOICES, MergesBox, options_with, sample_from,
+                       settings_of)
 from .explorer import CHART_DPI
-from .inputs import check_merges
+from .inputs import check_merges, check_whole
 from .step_pane import StepCache, StepPane, ViewPart
 from .training import WRAP, TrainingExplorer, merge_ticker, no_merges_message
 from .warm import Warmer
@@ -77,6 +78,7 @@ class MergeExplorer(TrainingExplorer):
                  tie_break: str | None = None, trace=None, sentence: str | None = None,
                  size: float = 1.0, max_rows: int = 8, chart: str = "pairs", controls: bool = True):
         super().__init__()
+        check_whole("num_merges", num_merges)  # (a number out of range shows in the view instead)
         if preset is None:
             # a textbook corpus comes with its textbook's convention (they share names)
             preset = corpus if isinstance(corpus, str) and corpus in PRESET_CHOICES else "sennrich2016"
@@ -89,13 +91,16 @@ class MergeExplorer(TrainingExplorer):
         self._pane = StepPane(want=self._asked_for)  # before the slider: they are linked
         self._steps = StepCache()
         if trace is not None:
-            conv = trace.convention
-            if conv.byte_level:
+            # the controls show what the trace was trained with: Train with no change trains it again
+            conv, tie_break = trace.convention, None
+            settings = settings_of(conv)
+            if settings is not None:
+                preset, tie_break = settings
+            elif conv.byte_level:
                 preset = "bytes"
             elif conv.preset in PRESET_CHOICES:
                 preset = conv.preset
             num_merges = max(1, len(trace.merges))
-            tie_break = None
         self.preset = preset
         self.tie_break = tie_break or "preset"
         self.num_merges = num_merges
@@ -111,14 +116,14 @@ class MergeExplorer(TrainingExplorer):
 
         # -- wiring: these retrain; step / size / chart / sentence only re-read the trace --
         self._wire_training()
-        self.observe(lambda _c: self.retrain(), ["preset", "tie_break", "num_merges"])
+        self.observe(lambda _c: self._retrain_soon(), ["preset", "tie_break", "num_merges"])
         self.observe(lambda _c: self._render(), ["step", "size"])
         self.observe(lambda _c: self._render(), ["chart", "sentence"])
 
         self._hold = False
+        self._sample = None  # the sentence the explorer picked (a corpus's sample), until one is typed
         if trace is not None:
-            sample = sentence if sentence is not None else sample_from(dict(zip(trace.words, trace.counts)))
-            self._set_trace(trace, sample)
+            self._set_trace(trace, sentence, sample_from(dict(zip(trace.words, trace.counts))))
         else:
             self.retrain(sentence=sentence)
 
@@ -133,12 +138,12 @@ class MergeExplorer(TrainingExplorer):
         self._tie_dd = widgets.Dropdown(options=options_with(TIE_CHOICES, self.tie_break), value=self.tie_break,
                                         description="ties", layout=widgets.Layout(width="20em"))
         self._merges_box = MergesBox(self).widget  # text: "2.5" and "abc" get a message
-        traitlets.link((self._preset_dd, "value"), (self, "preset"))
-        traitlets.link((self._tie_dd, "value"), (self, "tie_break"))
+        self._link_choice(self._preset_dd, "preset")
+        self._link_choice(self._tie_dd, "tie_break")
 
         self._chart_dd = widgets.Dropdown(options=options_with(CHART_CHOICES, self.chart), value=self.chart,
                                           description="chart", layout=widgets.Layout(width="16em"))
-        traitlets.link((self._chart_dd, "value"), (self, "chart"))
+        self._link_choice(self._chart_dd, "chart")
         step_row = self._make_step_controls("step", "step", interval=900)
         self._sentence_box = widgets.Text(description="sentence", continuous_update=False,
                                           layout=widgets.Layout(width="40em"))
@@ -170,7 +175,7 @@ class MergeExplorer(TrainingExplorer):
             # the textbook's own convention, set quietly so that training runs once
             with self._held():
                 self.preset = change["new"]
-        self.retrain()
+        self._retrain_soon()
 
     def _train_kwargs(self) -> dict:
         if self.preset not in PRESET_CHOICES:
@@ -181,9 +186,13 @@ class MergeExplorer(TrainingExplorer):
         return kwargs
 
     def retrain(self, sentence: str | None = None):
-        """Train again from the controls (corpus, preset, tie rule, merges). Shows progress."""
+        """Train again from the controls (corpus, preset, tie rule, merges). Shows progress.
+
+        The sentence stays, unless the explorer picked it (the corpus's sample: then the new
+        corpus's sample) or it is empty; ``sentence``: this one instead."""
         if self._hold:
             return
+        self._cancel_retrain()
         fallback = dict(zip(self.trace.words, self.trace.counts)) if self.trace is not None else None
         try:
             corpus, sample = self._picker.corpus(fallback)
@@ -194,14 +203,18 @@ class MergeExplorer(TrainingExplorer):
         except Exception as exc:  # a learner's input: show it, never a traceback; it stays until fixed
             self._show_error(exc, blocking=True)
             return
-        self._set_trace(trace, sentence if sentence is not None else sample)
+        self._set_trace(trace, sentence, sample)
 
-    def _set_trace(self, trace, sample):
+    def _set_trace(self, trace, sentence, sample):
+        """Show ``trace``, with ``sentence`` (given) or else the sentence shown, unless that one
+        is empty or was the explorer's pick: then ``sample``."""
         with self._held():
             self.trace = trace
             self._trained(len(trace) - 1)
-            if sample is not None:
-                self.sentence = sample
+            if sentence is not None:
+                self.sentence, self._sample = sentence, None
+            elif sample is not None and (not self.sentence.strip() or self.sentence == self._sample):
+                self.sentence = self._sample = sample
         if not trace.merges:
             self._show_error(no_merges_message(trace), title="Nothing to show yet")
             return

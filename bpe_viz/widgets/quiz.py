@@ -33,6 +33,7 @@ from ..view import answer_html, display_text, message_html, question_html, summa
 from .controls import PRESET_CHOICES
 from .explorer import Explorer
 from .inputs import check_merges
+from .training import no_merges_message
 
 __all__ = ["QuizExplorer"]
 
@@ -103,6 +104,8 @@ class QuizExplorer(Explorer):
         self._hold = False
         try:
             self.trace = self._trace_from(trace_or_corpus, preset, tie_break, num_merges)
+            if not self.trace.merges:
+                raise ValueError(_why_no_quiz(self.trace, isinstance(trace_or_corpus, Trace), num_merges))
             self.questions = quiz_questions(self.trace, n, seed)
         except Exception as exc:  # a learner's input: show it, never a traceback
             self._show_error(exc)
@@ -286,3 +289,17 @@ class QuizExplorer(Explorer):
         self._next_btn.description = "Next" if i + 1 < total else "Finish"
         self._keys.placeholder = f"1–{len(q.choices)} answers, Enter: next"
         self._answer_view.value = answer_html(self.trace, q, picked, size=size) if reveal else ""
+
+
+def _why_no_quiz(trace, given: bool, num_merges) -> str:
+    """Why a trace with no merge makes no quiz, said to a learner, with what to do."""
+    if not trace.words:
+        return "The text is empty: type or paste some words first (a paragraph or more makes a good quiz)."
+    why = no_merges_message(trace)
+    if given:
+        return f"This trace has no merges, so there is nothing to ask. {why}"
+    if trace.stop_reason == "min_frequency":
+        return (f"This text is too short for a quiz on {num_merges} merges: no pair of symbols occurs "
+                f"{trace.convention.min_frequency} times or more, so not one merge was learned. Use a longer "
+                'text (a paragraph or more) or repeat some words, or a bundled corpus: QuizExplorer("sennrich2016").')
+    return f"There is nothing to ask. {why}"

@@ -34,6 +34,7 @@ from ..engine.text import LANGUAGES
 from ..view import (compare_tokenizers, comparison_html, error_html, message_html, named_tokenizers, token_label,
                     why_html)
 from .explorer import Explorer
+from .inputs import from_the_page
 
 __all__ = ["SideBySideExplorer", "MAX_TEXT_CHARS", "MAX_TOKEN_CHOICES", "check_typed_text", "Debouncer"]
 
@@ -71,8 +72,9 @@ def check_typed_text(text: str) -> str:
 
 class Debouncer:
     """Call ``action(value)`` a moment after the last :meth:`push` (a new push restarts the
-    wait), so that typing renders once per pause, not once per key. Outside a running event loop
-    (a script, a test) the call happens at once.
+    wait), so that typing renders once per pause, not once per key. Only for a change typed in the
+    page (:func:`~bpe_viz.widgets.inputs.from_the_page`): code in a cell, a script or a test
+    (even one with an event loop running, as Playwright's) gets the call at once.
 
     Example::
 
@@ -94,6 +96,8 @@ class Debouncer:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
+            loop = None
+        if loop is None or not from_the_page():  # code in a cell, a script, a test: at once
             self._action(value)
             return
         self._handle = loop.call_later(self.DELAY, self._fire, value)

@@ -4,6 +4,10 @@ what they do the same way around training. Their training controls (the corpus p
 the progress bar) in rows, the wiring that trains again when the corpus changes, the progress
 bar shown while training, and a new run put in place of the old one.
 
+A control moved in the page trains a moment later (:meth:`TrainingExplorer._retrain_soon`), so
+that settings changed in quick succession train once, with the latest of them; code (a cell, a
+test) trains at once.
+
 What each trains, with which controls, is its own (``retrain``); the step controls and the view
 are :class:`~bpe_viz.widgets.explorer.Explorer`'s. Encoder and quiz explorers train nothing
 here: they build on :class:`~bpe_viz.widgets.explorer.Explorer` directly.
@@ -11,12 +15,15 @@ here: they build on :class:`~bpe_viz.widgets.explorer.Explorer` directly.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 import ipywidgets as widgets
 
+from ..view import message_html
 from .controls import CorpusPicker
 from .explorer import Explorer
+from .inputs import from_the_page
 
 __all__ = ["TrainingExplorer", "WRAP", "merge_ticker", "no_merges_message"]
 
@@ -32,6 +39,11 @@ class TrainingExplorer(Explorer):
     set, and defines ``retrain()``; inside it, :meth:`_showing_progress` around the training,
     and :meth:`_trained` when the new run is put in place.
     """
+
+    #: seconds a training asked for from the page waits for newer settings (the messages that
+    #: queued up while the kernel was busy arrive within milliseconds of each other)
+    RETRAIN_DELAY = 0.2
+    _retrain_handle = None
 
     def _setup_training(self, corpus, given_label: str | None = None, *, progress_max: int = 1,
                         tooltip: str | None = None):
@@ -51,7 +63,7 @@ class TrainingExplorer(Explorer):
 
     def _wire_training(self):
         """Train again on Train, on another corpus, on a new text (or file) when it is the one chosen."""
-        self._train_btn.on_click(lambda _b: self.retrain())
+        self._train_btn.on_click(lambda _b: self._retrain_soon())
         self._picker.source.observe(self._source_changed, "value")
         self._picker.textarea.observe(lambda _c: self._retrain_if("text"), "value")
         self._picker.upload.observe(lambda _c: self._retrain_if("upload"), "value")
@@ -66,11 +78,42 @@ class TrainingExplorer(Explorer):
         }
 
     def _source_changed(self, change):
-        self.retrain()
+        self._retrain_soon()
 
     def _retrain_if(self, source):
         if self._picker.source.value == source:
+            self._retrain_soon()
+
+    def _retrain_soon(self):
+        """Train again because a setting changed. From the page (a control moved, the kernel
+        handling its message) the training waits :attr:`RETRAIN_DELAY` in the kernel's event loop
+        and a newer request replaces it: settings changed fast (while a long training ran, their
+        messages queued up) train once, with the latest settings, and an error shown meanwhile
+        gives way to a note. Code (a cell, a test, a script) trains at once."""
+        if self._hold:
+            return
+        self._cancel_retrain()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or not from_the_page():
             self.retrain()
+            return
+        if self._error is not None:  # not the old settings' error while the new ones wait
+            self._error = "Training again with the new settings…"
+            self._error_view.value = message_html(self._error, size=self.size)
+        self._retrain_handle = loop.call_later(self.RETRAIN_DELAY, self._retrain_due)
+
+    def _retrain_due(self):
+        self._retrain_handle = None
+        self.retrain()
+
+    def _cancel_retrain(self):
+        """A training starts now: one still waiting (:meth:`_retrain_soon`) is not needed."""
+        if self._retrain_handle is not None:
+            self._retrain_handle.cancel()
+            self._retrain_handle = None
 
     def retrain(self):
         """Train again from the controls (each explorer says how)."""

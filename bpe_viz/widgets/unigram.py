@@ -134,7 +134,7 @@ class UnigramExplorer(TrainingExplorer):
 
         # -- wiring: these retrain; step / size / word only re-read the trace --
         self._wire_training()
-        self.observe(lambda _c: self.retrain(), ["vocab_size", "flavour"])
+        self.observe(lambda _c: self._retrain_soon(), ["vocab_size", "flavour"])
         self.observe(lambda _c: self._render(), ["step", "size"])
         self.observe(lambda _c: self._render_lattice(), "word")
 
@@ -156,7 +156,7 @@ class UnigramExplorer(TrainingExplorer):
         self._given_trace = given
         self._flavour_dd = widgets.Dropdown(options=options_with(FLAVOUR_CHOICES, self.flavour), value=self.flavour,
                                             description="flavour", layout=widgets.Layout(width="32em"))
-        traitlets.link((self._flavour_dd, "value"), (self, "flavour"))
+        self._link_choice(self._flavour_dd, "flavour")
         self._vocab_box = NumberBox(self, "vocab_size", parse_vocab_size, description="vocab size",
                                     width="14em").widget  # text: "2.5" and "abc" get a message
         self._progress_note = widgets.HTML()
@@ -211,6 +211,7 @@ class UnigramExplorer(TrainingExplorer):
         """Train again from the controls (corpus, flavour, vocabulary size). Shows progress."""
         if self._hold:
             return
+        self._cancel_retrain()
         try:
             corpus, _sample = self._picker.corpus(self._fallback_corpus())
             if self.flavour not in unigram_engine.FLAVOURS:
