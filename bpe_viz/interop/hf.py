@@ -1,7 +1,13 @@
 """Hugging Face ``tokenizers``: a trace as a real ``tokenizers.Tokenizer``, and back.
 
-:func:`from_hf_tokenizer` reads a byte-level BPE tokenizer (or its ``tokenizer.json``) into a
-trace. :func:`to_hf_tokenizer` builds a BPE model from a trace's vocabulary and merges; its encodings
+:func:`from_hf_tokenizer` reads a ``tokenizers.Tokenizer`` (or its ``tokenizer.json``) into a
+tokenizer of bpe-viz that encodes as ``Tokenizer.encode(text, add_special_tokens=False)`` does (ids,
+tokens, offsets) and decodes as ``Tokenizer.decode``; it picks the reader by ``model.type``
+(:data:`HF_READERS`): BPE, byte-level (GPT-2) or SentencePiece style (Llama, Mistral: ``▁`` and
+byte fallback; :mod:`.hf_bpe`), WordPiece (BERT; :mod:`.hf_wordpiece`) and Unigram (T5, ALBERT;
+:mod:`.hf_unigram`). The pipeline around the model (normalizers, pre-tokenizers, added tokens,
+decoders) is :mod:`.hf_pipeline` and :mod:`.hf_components`; a component they cannot reproduce
+exactly is a ``ValueError`` naming the file and the field. :func:`to_hf_tokenizer` builds a BPE model from a trace's vocabulary and merges; its encodings
 equal :func:`bpe_viz.encode`'s where the conventions agree (marker glued to the last character,
 or no marker). The ``tokenizers`` package is needed only when this is called.
 """
@@ -17,6 +23,9 @@ from ..engine.text.pretokenize import AsciiSpace, Whitespace
 from ..engine.merges.trace import Trace
 from ..engine.merges.training import check_num_merges
 from .hf_bpe import from_hf_bpe
+from .hf_components import serde_float
+from .hf_unigram import from_hf_unigram
+from .hf_wordpiece import from_hf_wordpiece
 
 __all__ = ["to_hf_tokenizer", "from_hf_tokenizer"]
 
@@ -73,14 +82,26 @@ def to_hf_tokenizer(trace: Trace, num_merges: int | None = None):
 
 def from_hf_tokenizer(tokenizer_or_path):
     """A tokenizer from a Hugging Face ``tokenizers.Tokenizer`` or the path of its
-    ``tokenizer.json``, encoding as it does. Each model type has its reader: BPE
-    (:func:`~bpe_viz.interop.hf_bpe.from_hf_bpe`). A component it cannot express is named in a
-    ``ValueError``."""
+    ``tokenizer.json``, encoding as it does (``add_special_tokens=False``; pass
+    ``add_special_tokens=True`` to ``encode`` for the post-processor's [CLS] ... [SEP]). Each
+    model type has its reader: BPE (:func:`~bpe_viz.interop.hf_bpe.from_hf_bpe`), WordPiece
+    (:func:`~bpe_viz.interop.hf_wordpiece.from_hf_wordpiece`), Unigram
+    (:func:`~bpe_viz.interop.hf_unigram.from_hf_unigram`). A component it cannot express is named
+    in a ``ValueError``, with the file.
+
+    Example::
+
+        >>> from_hf_tokenizer({"model": {}})
+        Traceback (most recent call last):
+        ...
+        TypeError: tokenizer_or_path must be a tokenizers.Tokenizer or the path of a tokenizer.json, got dict
+    """
     data = read_tokenizer_json(tokenizer_or_path)
+    where = os.fspath(tokenizer_or_path) if isinstance(tokenizer_or_path, (str, os.PathLike)) else "tokenizer"
     kind = (data.get("model") or {}).get("type")
     if kind not in HF_READERS:
-        raise ValueError(f"tokenizer_or_path: model.type {kind!r} is not supported; supported: {sorted(HF_READERS)}")
-    return HF_READERS[kind](data)
+        raise ValueError(f"{where}: model.type {kind!r} is not supported; supported: {sorted(HF_READERS)}")
+    return HF_READERS[kind](data, where)
 
 
 def read_tokenizer_json(tokenizer_or_path) -> dict:
@@ -88,7 +109,8 @@ def read_tokenizer_json(tokenizer_or_path) -> dict:
     if isinstance(tokenizer_or_path, (str, os.PathLike)):
         try:
             with open(tokenizer_or_path, encoding="utf-8") as f:
-                data = json.load(f)
+                # subtle: numbers as Tokenizer.from_file reads them (serde_json), not Python's json
+                data = json.load(f, parse_float=serde_float)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"{os.fspath(tokenizer_or_path)}: not a tokenizer.json ({exc})") from None
     elif hasattr(tokenizer_or_path, "to_str"):
@@ -97,9 +119,10 @@ def read_tokenizer_json(tokenizer_or_path) -> dict:
         raise TypeError("tokenizer_or_path must be a tokenizers.Tokenizer or the path of a tokenizer.json, "
                         f"got {type(tokenizer_or_path).__name__}")
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
-        raise ValueError("tokenizer_or_path: not a tokenizer.json (no \"model\" object)")
+        where = os.fspath(tokenizer_or_path) if isinstance(tokenizer_or_path, (str, os.PathLike)) else "tokenizer_or_path"
+        raise ValueError(f"{where}: not a tokenizer.json (no \"model\" object)")
     return data
 
 
 #: model.type -> the reader of a tokenizer.json with that model
-HF_READERS = {"BPE": from_hf_bpe}
+HF_READERS = {"BPE": from_hf_bpe, "WordPiece": from_hf_wordpiece, "Unigram": from_hf_unigram}

