@@ -364,7 +364,7 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
         if not (isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], str)
                 and p[0] and p[1]):
             raise TypeError(f"merges: item {i} must be a pair of non-empty str, got {p!r}")
-    unknown = sorted(set(convention) - set(CONVENTION_KEYWORDS) - {"id_layout", "algorithm"})
+    unknown = sorted(set(convention) - set(CONVENTION_KEYWORDS) - {"id_layout", "algorithm", "prefix"})
     if unknown:
         raise TypeError(f"replay_bpe() got unexpected keyword arguments {unknown}")
     conv = resolve_convention(preset, PRESETS, {}, **{**convention, "min_frequency": 1})
