@@ -79,9 +79,9 @@ def _merge_rows(why, tokenizer) -> str:
     more = more_html(len(steps) - len(order), "more merges") if len(steps) > len(order) else ""
     if not steps:
         return f'<div style="{_NOTE}">no learned merge applies to this pre-token: it stays as its initial symbols</div>'
-    return (f'<div style="{_NOTE}">The encoder repeatedly merges the pair with the lowest merge number '
-            f'present in the pre-token ({len(steps):,} merge{"s" if len(steps) != 1 else ""} here); '
-            f'the ones that built this token in bold:</div>'
+    rule = why.walkthrough.rule or "each iteration merges the learned pair with the lowest merge number present"
+    return (f'<div style="{_NOTE}">The encoder\'s rule: {esc(rule)}. {len(steps):,} '
+            f'merge{"s" if len(steps) != 1 else ""} here; the ones that built this token in bold:</div>'
             f'<ol class="bpe-why-steps" style="margin:0.2em 0 0.4em 1.5em;padding:0">{"".join(rows)}</ol>{more}')
 
 
