@@ -85,8 +85,11 @@ def check_vocabulary(vocabulary, threshold) -> frozenset | None:
         if not isinstance(unit, str):
             raise TypeError(f"vocabulary: units must be str (like 'ir@@' or 'on'), got {type(unit).__name__} {unit!r}")
         if threshold is not None:
-            if count is None:
+            if not isinstance(vocabulary, Mapping):
                 raise ValueError("vocabulary_threshold needs counts: pass vocabulary as a mapping unit -> count")
+            if isinstance(count, bool) or not isinstance(count, (int, float)):
+                raise TypeError(f"vocabulary: the count of {unit!r} must be a number (how often subword-nmt's "
+                                f"get-vocab saw it), got {type(count).__name__} {count!r:.60}")
             if count < threshold:
                 continue
         kept.add(unit)

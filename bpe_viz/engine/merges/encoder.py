@@ -27,7 +27,7 @@ from itertools import accumulate, filterfalse
 
 from ..protocol import check_step
 from ..text.alphabet import BYTE_SET, symbols_to_bytes
-from ..text.corpus import normalize
+from ..text.corpus import normalize, pre_tokenized
 from ..text.markers import EndOfWord
 from ..text.pretokenize import split_specials
 from .applyopts import check_glossaries, check_vocabulary, isolate_glossaries, vocabulary_splitter
@@ -45,7 +45,7 @@ def encode_one_word(trace, word: str, k: int | None = None) -> WordWalkthrough:
     if not isinstance(word, str):
         raise TypeError(f"word must be a str, got {type(word).__name__} {word!r}")
     conv = trace.convention
-    if not word or conv.pre_tokenizer.words(word) != [word]:
+    if not word or pre_tokenized(conv.pre_tokenizer, "words", word) != [word]:
         raise ValueError(
             f"word must be one non-empty word as the trace's pre-tokenizer cuts text "
             f"({conv.pre_tokenizer.describe()}), got {word!r}"
@@ -77,7 +77,7 @@ def encode_text(trace, text: str, k: int | None = None, *, allowed_special="all"
     entries_of = _entries_reader(trace, k, word_entry, cached=not (dropout or glossaries or vocab is not None))
     conv = trace.convention
     if not (specials and any(sp in text for sp in specials)):
-        words = conv.pre_tokenizer.words(text)
+        words = pre_tokenized(conv.pre_tokenizer, "words", text)
         return Encoding(text, trace, k, words, entries_of(words))
     # special tokens first: each is a "word" of its own, one token, never merged
     words, spans, entries = [], [], []
@@ -87,7 +87,7 @@ def encode_text(trace, text: str, k: int | None = None, *, allowed_special="all"
             spans.append((start, start + len(part)))
             entries.append(((part,), (trace.id_table.specials[part],), ((0, len(part)),), (None,)))
             continue
-        pieces = conv.pre_tokenizer.split(part)
+        pieces = pre_tokenized(conv.pre_tokenizer, "split", part)
         words.extend(p for p, _ in pieces)
         spans.extend((start + a, start + b) for _, (a, b) in pieces)
         entries.extend(entries_of([p for p, _ in pieces]))

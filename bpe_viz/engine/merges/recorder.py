@@ -10,6 +10,8 @@ A :class:`~bpe_viz.engine.merges.trace.Trace` does **not** copy the word diction
   occurrences it merged (the token counts follow from those);
 * every so often a checkpoint: the segmentation list and the pair and token counts as arrays,
   spaced by the size of what it copies, so checkpoints never outweigh the changes;
+* counts in 64-bit arrays when they fit: no count ever exceeds the corpus's weighted number of
+  symbols, so a corpus whose total passes ``2**63 - 1`` keeps them in lists of Python ints;
 
 and rebuilds a step from the nearest checkpoint before it.
 
@@ -33,6 +35,17 @@ from .pairs import Change, PairIndex
 
 __all__ = ["History", "Recorder"]
 
+INT64_MAX = 2**63 - 1
+
+
+def _zeros(n: int, wide: bool):
+    """``n`` zero counts: a 64-bit array, or a list when counts may not fit 64 bits."""
+    return [0] * n if wide else array("q", bytes(8 * n))
+
+
+def _counts(values, wide: bool):
+    return list(values) if wide else array("q", values)
+
 
 class History:
     """Everything a trace needs to rebuild any step (internal spelling throughout)."""
@@ -43,9 +56,13 @@ class History:
     def __init__(self, initial, counts, alphabet=()):
         self.initial: list[tuple[str, ...]] = [tuple(s) for s in initial]
         seen: dict[str, int] = dict.fromkeys(alphabet, 0)  # a fixed alphabet first, in its order
+        total = 0
         for syms, c in zip(self.initial, counts):
+            total += c * len(syms)
             for s in syms:
                 seen[s] = seen.get(s, 0) + c
+        #: whether counts may pass 64 bits (every count is at most ``total``): lists, not arrays
+        self.wide = wide = total > INT64_MAX
         #: initial symbols in order of first appearance, and how often each occurs
         self.base_symbols: tuple[str, ...] = tuple(seen)
         self.base_counts: list[int] = list(seen.values())
@@ -62,9 +79,9 @@ class History:
         self.pairs: list[tuple[str, str]] = []
         self._pair_id: dict[tuple[str, str], int] = {}
         self._d_pid = array("i")
-        self._d_val = array("q")
+        self._d_val = _counts((), wide)
         self._d_off = [0]
-        self.merged_occurrences = array("q")
+        self.merged_occurrences = _counts((), wide)
         # checkpoints: (step, segmentation, pair counts array, token counts array)
         self._ckpt_steps: list[int] = []
         self._ckpts: list[tuple] = []
@@ -85,14 +102,14 @@ class History:
         return i
 
     def checkpoint(self, state: PairIndex, token_counts: list):
-        pc = array("q", bytes(8 * len(self.pairs)))
+        pc = _zeros(len(self.pairs), self.wide)
         pid = self._pair_id
         for p, c in state.counts.items():
             pc[pid[p]] = c
         seg = state.checkpoint()
         self._long_words = tuple(state.long)
         self._ckpt_steps.append(len(self))
-        self._ckpts.append((tuple(seg), pc, array("q", token_counts)))
+        self._ckpts.append((tuple(seg), pc, _counts(token_counts, self.wide)))
         self.work = 0
         # a checkpoint costs memory in proportion to the pairs, words and long words' symbols;
         # wait for at least that much replay work before the next one
@@ -125,7 +142,7 @@ class History:
         n = len(tokens)
         self._chg_off.extend([len(self._chg_words)] * n)
         self._d_off.extend([len(self._d_pid)] * n)
-        self.merged_occurrences.frombytes(bytes(8 * n))
+        self.merged_occurrences.extend(_zeros(n, self.wide))
 
     # -- reading ------------------------------------------------------------------------------
     def token_index(self, sym: str) -> int:
@@ -164,12 +181,11 @@ class History:
             d = linked.get(w)
             seg[w] = tuple(d.values()) if d is not None else seg[w].symbols
         npairs = len(self.pairs)
-        pc = pc0 + array("q", bytes(8 * (npairs - len(pc0)))) if len(pc0) < npairs else array("q", pc0)
+        pc = pc0 + _zeros(npairs - len(pc0), self.wide) if len(pc0) < npairs else pc0[:]
         a, b = self._d_off[k0], self._d_off[step]
         for i, d in zip(self._d_pid[a:b], self._d_val[a:b]):
             pc[i] += d
-        tc = array("q", tc0)
-        tc.frombytes(bytes(8 * (len(self.base_symbols) + step - len(tc))))
+        tc = tc0 + _zeros(len(self.base_symbols) + step - len(tc0), self.wide)
         tindex = self.token_index
         for (l, r), tok, occ in zip(self.merged_pairs[k0:step], self.merged_tokens[k0:step],
                                     self.merged_occurrences[k0:step]):

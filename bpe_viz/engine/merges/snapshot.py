@@ -168,10 +168,28 @@ class Snapshot:
     def rank_value(self, pair, count: int):
         """What the trace's model ranks ``pair`` by at this step: its ``count`` (BPE) or its
         exact score (WordPiece). ``pair`` in public spelling."""
+        if not (type(pair) is tuple and len(pair) == 2 and type(pair[0]) is str and type(pair[1]) is str):
+            raise TypeError(f"pair must be a tuple of two str tokens, like ('l', 'o'), got {pair!r:.60}")
+        if type(count) is not int:
+            raise TypeError(f"count must be an int (how often the pair occurs), got {type(count).__name__} {count!r:.60}")
+        t = self.trace
         exact = self.__dict__.get("_exact")
         if exact is None:
-            exact = self.__dict__["_exact"] = self.trace.rank_function(self)
-        return exact(self.trace.internal_pair(pair), count)
+            exact = self.__dict__["_exact"] = t.rank_function(self)
+        internal = t.internal_pair(pair)
+        try:
+            return exact(internal, count)  # subtle: checked after the fact, this is called for every pair shown
+        except (KeyError, IndexError, ZeroDivisionError):
+            pass
+        for shown, sym in zip(pair, internal):
+            try:
+                slot = t.history.token_index(sym)
+            except KeyError:
+                slot = None
+            if slot is None or slot >= len(self.state[2]):  # never made, or made after this step
+                raise ValueError(f"pair: {shown!r} is not a token at step {self.step}") from None
+        # WordPiece: a token merged away entirely has no score
+        raise ValueError(f"pair: {pair!r} has no score at step {self.step}: a token of it no longer occurs")
 
     def encode(self, text: str):
         """``text`` encoded with the merges learned up to this step (an Encoding)."""

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from functools import cached_property
 
 from . import ranking
+from ..checks import check_int
 from ..text.alphabet import BYTE_SET, BYTE_SYMBOLS, symbols_to_bytes
 from ..text.markers import Marker
 from ..protocol import Tokenizer
@@ -127,10 +128,11 @@ class Trace(PairRanking, Sequence, Tokenizer):
             except TypeError:
                 raise TypeError(f"step must be an int, got {type(k).__name__} {k!r}") from None
         n = len(self)
+        if not -n <= k < n:
+            raise IndexError(f"step {k} is out of range: this trace has steps 0..{n - 1} "
+                             f"(or -{n}..-1, counted from the end)")
         if k < 0:
             k += n
-        if not 0 <= k < n:
-            raise IndexError(f"step {k} is out of range: this trace has steps 0..{n - 1}")
         snap = self._cache.get(k)
         if snap is None:
             if len(self._cache) > 64:
@@ -207,6 +209,7 @@ class Trace(PairRanking, Sequence, Tokenizer):
         ``made_at`` picks, among tokens spelled alike, the one made at that step (0: initial)."""
         ids = self.id_table
         if made_at is not None:
+            check_int("made_at", made_at, 0, maximum=len(self.merges), what=" (a step of this trace; 0: the alphabet)")
             if made_at == 0:
                 return ids.ids.get(self.internal(token))
             return ids.merge_ids[made_at - 1]
@@ -217,7 +220,8 @@ class Trace(PairRanking, Sequence, Tokenizer):
         """The merge step that made the token with this id (0: the alphabet; ``None``: the
         unknown or a special token)."""
         ids = self.id_table
-        kind = ids.kinds[token_id]
+        kind = ids.kinds[check_int("token_id", token_id, 0, maximum=len(ids.kinds) - 1,
+                                   what=" (the ids of this vocabulary)")]
         if kind == "merge":
             return ids.merge_step[token_id]
         return 0 if kind == "base" else None
@@ -239,4 +243,6 @@ class Trace(PairRanking, Sequence, Tokenizer):
 
     def initial_symbols(self, word: str) -> tuple[str, ...]:
         """How training splits ``word`` before any merge (internal spelling), by its convention."""
+        if not isinstance(word, str):
+            raise TypeError(f"word must be a str, got {type(word).__name__} {word!r:.60}")
         return initial_symbols(word, self.convention, self.internal_marker)

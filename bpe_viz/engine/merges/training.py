@@ -175,6 +175,10 @@ class Training:
         return self._steps
 
     def run(self, callback: Callable[[Merge], object] | None = None) -> Trace:
+        """Train to the end, calling ``callback(merge)`` after every merge; the trace."""
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be a function (merge) -> anything, or None; got "
+                            f"{type(callback).__name__} {callback!r:.60}")
         for m in self._steps:
             if callback is not None:
                 callback(m)

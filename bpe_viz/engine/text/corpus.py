@@ -29,10 +29,39 @@ __all__ = [
     "word_counts",
     "from_symbol_dict",
     "normalize",
+    "pre_tokenized",
     "NORMALIZATIONS",
 ]
 
 NORMALIZATIONS = (None, "NFC", "NFD", "NFKC", "NFKD")
+
+
+def _is_span_piece(p) -> bool:
+    return (type(p) is tuple and len(p) == 2 and isinstance(p[0], str) and type(p[1]) is tuple and len(p[1]) == 2
+            and all(isinstance(i, int) for i in p[1]))
+
+
+def pre_tokenized(pre_tokenizer, method: str, text: str) -> list:
+    """``pre_tokenizer.<method>(text)`` (``words``, ``training_words`` or ``split``), checked when
+    the pre-tokenizer is not one of bpe_viz's own: a list of str, or of ``(str, (start, end))``
+    for ``split``; anything else is a TypeError naming the pre-tokenizer.
+
+    Example::
+
+        >>> pre_tokenized(get_pre_tokenizer("whitespace"), "words", "low  lower")
+        ['low', 'lower']
+    """
+    out = getattr(pre_tokenizer, method)(text)
+    if type(pre_tokenizer).__module__.startswith("bpe_viz."):
+        return out  # ours return the right shape (a function given by the user is checked there)
+    ok = _is_span_piece if method == "split" else (lambda p: isinstance(p, str))
+    if not isinstance(out, list) or not all(map(ok, out)):
+        shape = "(str, (start, end)) pairs" if method == "split" else "str"
+        bad = out if not isinstance(out, list) else next(p for p in out if not ok(p))
+        label = f"<pre-tokenizer {getattr(pre_tokenizer, 'name', type(pre_tokenizer).__name__)}>"
+        raise TypeError(f"pre_tokenizer: {label}.{method}(text) must return a list of {shape}, "
+                        f"got {type(bad).__name__} {bad!r:.60}" + (" in the list" if bad is not out else ""))
+    return out
 
 
 @dataclass(frozen=True)
@@ -125,7 +154,11 @@ def word_counts(corpus, normalization: str | None = None, argname: str = "corpus
     if isinstance(corpus, WordCounts):
         pairs = list(corpus.items())
     elif isinstance(corpus, str):
-        words = get_pre_tokenizer(pre_tokenizer).training_words
+        pretok = get_pre_tokenizer(pre_tokenizer)
+
+        def words(part):
+            return pre_tokenized(pretok, "training_words", part)
+
         text = normalize(corpus, normalization)
         if special_tokens:
             # special tokens are cut out first and never counted: no word spans across one

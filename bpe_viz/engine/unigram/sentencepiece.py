@@ -2,7 +2,8 @@
 
 ``unigram_model_trainer.cc`` as **sentencepiece 0.2.3** ships it (0.2.0 differs: its seeds
 come from a character suffix array, and it stops before pruning). Each line is a sentence
-(``normalization_rule_name="identity"``); rare characters become unknown
+(``normalization_rule_name="identity"``), carried with a weight: a mapping's word count is how
+many lines it stands for, never written out; rare characters become unknown
 (``character_coverage``). Seeds are the substrings that repeat in the UTF-8 text and branch
 there (the nodes of its suffix tree), at most 16 characters, valid pieces only (see
 :func:`~bpe_viz.engine.text.scripts.valid_piece`), scored frequency x length, with the
@@ -21,7 +22,7 @@ Example::
 
     >>> sentences = sp_normalized(sp_lines("low low low lower\\nnewest widest"))
     >>> sentences
-    ['▁low▁low▁low▁lower', '▁newest▁widest']
+    [('▁low▁low▁low▁lower', 1), ('▁newest▁widest', 1)]
     >>> rounds, corpus, required = sp_rounds(sentences, 14, 0.9995, 16, 2, None)
     >>> [len(r.pieces) for r in rounds], rounds[-1].note[:6]
     ([17, 9, 11], 'final:')
@@ -66,37 +67,73 @@ def _logaddexp(x: float, y: float) -> float:
 
 
 # -- the corpus as sentencepiece reads it --------------------------------------------------------
+# subtle: a sentence comes with a weight (how many lines it stands for): a mapping word -> count
+# is ``count`` lines of that word, and a count of 10**9 must not become 10**9 strings. Only the
+# multiset of sentences and which one comes last decide the training, so runs keep both.
 
-def sp_lines(corpus, argname="corpus") -> list[str]:
-    """The corpus argument as lines: text by line, a list as given, a mapping word -> count as
-    each word on a line of its own, ``count`` times."""
+def sp_lines(corpus, argname="corpus") -> list[tuple[str, int]]:
+    """The corpus argument as ``(line, how many times)`` runs, in order: text by line, a list as
+    given (once each), a mapping word -> count as each word on a line of its own, ``count`` times.
+
+    Example::
+
+        >>> sp_lines({"low": 2, "lower": 1}), sp_lines("a b\\nc")
+        ([('low', 2), ('lower', 1)], [('a b', 1), ('c', 1)])
+    """
     if isinstance(corpus, Mapping):
-        return [w for w, n in word_count_items(corpus, argname) for _ in range(n)]
-    return read_sentences(corpus, argname)
+        return word_count_items(corpus, argname)
+    return [(line, 1) for line in read_sentences(corpus, argname)]
 
 
-def sp_normalized(lines: list[str]) -> list[str]:
-    """The sentences SentencePiece trains on, in its order: each kept line as ``▁w1▁w2...``.
+def sp_normalized(lines: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The sentences SentencePiece trains on, in its order, as ``(▁w1▁w2..., weight)`` runs.
 
     Lines it skips (over 4,192 bytes, holding ``▅``) are left out; ``<unk>``, ``<s>`` and ``</s>``
     read as spaces; a line that normalizes to nothing is removed the way the C++ removes it
     (swapped with the last one), which moves the last sentence.
     """
     out = []
-    for line in lines:
+    for line, n in lines:
         if not line or UNK_CHAR in line or len(line.encode("utf-8", "surrogatepass")) > SentencePieceSpace.MAX_LINE_BYTES:
             continue
         if "<" in line:
             line = line.replace("<unk>", " ").replace("<s>", " ").replace("</s>", " ")
         words = [w for w in line.split(" ") if w]
-        out.append("".join(MARK + w for w in words))
-    i = 0
-    while i < len(out):
-        if not out[i]:
-            out[i] = out[-1]
-            out.pop()
+        out.append(("".join(MARK + w for w in words), n))
+    return _drop_empty(out)
+
+
+def _drop_empty(runs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Remove the empty sentences as the C++ does, one line at a time: scanning from the front,
+    an empty one is overwritten by the last line, which is popped (``[A, "", B, C] -> [A, C, B]``).
+
+    With ``m`` non-empty lines, the first ``m`` positions stay and their holes take, in order,
+    the non-empty lines after position ``m``, last one first; so runs are cut at ``m``.
+    """
+    m = sum(n for s, n in runs if s)
+    head, tail, pos = [], [], 0
+    for s, n in runs:
+        if pos + n <= m:
+            head.append((s, n))
+        elif pos >= m:
+            tail.append((s, n))
         else:
-            i += 1
+            head.append((s, m - pos))
+            tail.append((s, pos + n - m))
+        pos += n
+    fill = [[s, n] for s, n in reversed(tail) if s]  # taken from the end
+    out, j = [], 0
+    for s, n in head:
+        if s:
+            out.append((s, n))
+            continue
+        while n:  # n holes in a row take n lines from the end
+            take = min(n, fill[j][1])
+            out.append((fill[j][0], take))
+            fill[j][1] -= take
+            n -= take
+            if not fill[j][1]:
+                j += 1
     return out
 
 
@@ -112,7 +149,7 @@ def _first_byte(ch: str) -> int:
 
 # -- seeds ---------------------------------------------------------------------------------------
 
-def _seeds(sentences: list[str], max_len: int, seed_size: int = 1_000_000):
+def _seeds(sentences: list[tuple[str, int]], max_len: int, seed_size: int = 1_000_000):
     """The seed pieces (longer than one character) and their frequencies, as sentencepiece 0.2.3
     finds them: the nodes of the suffix tree of the UTF-8 text (every sentence followed by a NUL
     byte) that are valid pieces, counted by how often they occur.
@@ -123,11 +160,11 @@ def _seeds(sentences: list[str], max_len: int, seed_size: int = 1_000_000):
     """
     # every sentence is a run of ▁-words; a piece never crosses a ▁ after its first character
     words: Counter = Counter()
-    for s in sentences:
+    for s, weight in sentences:
         parts = s.split(MARK)[1:]
         last = len(parts) - 1
         for i, w in enumerate(parts):
-            words[(MARK + w, i == last)] += 1
+            words[(MARK + w, i == last)] += weight
     stats: dict = {}
     for (word, at_end), m in words.items():
         n = len(word)
@@ -162,7 +199,7 @@ def _seeds(sentences: list[str], max_len: int, seed_size: int = 1_000_000):
     freq = {p: st[0] for p, st in stats.items() if st[0] >= 2 and st[2]}
     if sentences:
         # pieces + NUL: suffixes of the very last sentence that end other sentences too
-        last = sentences[-1].rsplit(MARK, 1)[-1]
+        last = sentences[-1][0].rsplit(MARK, 1)[-1]
         last = MARK + last
         ends: Counter = Counter()
         for (word, at_end), m in words.items():
@@ -180,27 +217,35 @@ def _seeds(sentences: list[str], max_len: int, seed_size: int = 1_000_000):
     return ranked[:seed_size]
 
 
+def _char_counts(sentences: list[tuple[str, int]]) -> Counter:
+    """How often each character occurs in the weighted sentences."""
+    counts: Counter = Counter()
+    for s, weight in sentences:
+        if weight == 1:
+            counts.update(s)
+        else:
+            for c, k in Counter(s).items():
+                counts[c] += k * weight
+    return counts
+
+
 def _alphabet(sentences, vocab_size, coverage):
     """The characters covering ``coverage`` of the text (the others become ▅ in the sentences),
     and their counts; a ``vocab_size`` too small for them is refused."""
-    char_counts: Counter = Counter()
-    for s in sentences:
-        char_counts.update(s)
+    char_counts = _char_counts(sentences)
     required = required_characters({c: n for c, n in char_counts.items() if c not in NOT_CHARACTERS}, coverage)
     if vocab_size < len(required) + len(SP_META):
         raise ValueError(f"vocab_size must be at least {len(required) + len(SP_META)} (the {len(required)} characters "
                          f"this corpus needs plus <unk>, <s> and </s>), got {vocab_size}")
     keep = set(required)
     if len(keep) != len(char_counts):
-        sentences = ["".join(c if c in keep else UNK_CHAR for c in s) for s in sentences]
+        sentences = [("".join(c if c in keep else UNK_CHAR for c in s), n) for s, n in sentences]
     return sentences, {c: char_counts[c] for c in required}
 
 
 def _seed_model(sentences, max_len) -> SPModel:
     """The characters (most frequent first), then the seeds, scored ``log(score / total)``."""
-    all_chars: Counter = Counter()
-    for s in sentences:
-        all_chars.update(s)
+    all_chars = _char_counts(sentences)
     all_chars.pop(UNK_CHAR, None)
     seeds = [(c, float(n)) for c, n in sorted(all_chars.items(), key=lambda t: (-t[1], t[0]))]
     seeds += _seeds(sentences, max_len)
@@ -211,9 +256,9 @@ def _seed_model(sentences, max_len) -> SPModel:
 def _word_corpus(sentences) -> list[tuple[str, int]]:
     """The ``▁``-words and their counts, most frequent first."""
     words: Counter = Counter()
-    for s in sentences:
+    for s, weight in sentences:
         for w in s.split(MARK)[1:]:
-            words[MARK + w] += 1
+            words[MARK + w] += weight
     return sorted(words.items(), key=lambda t: (-t[1], t[0]))
 
 
@@ -228,7 +273,8 @@ def _loss_of(model, corpus) -> float:
 
 def sp_rounds(sentences, vocab_size, coverage, max_len, sub_iterations, callback):
     """The rounds (seeds, one per EM-and-prune round, the final layout), the ``▁``-words with
-    their counts, and the required characters with theirs."""
+    their counts, and the required characters with theirs. ``sentences``: ``(sentence, weight)``
+    runs from :func:`sp_normalized`, at least one."""
     sentences, req_counts = _alphabet(sentences, vocab_size, coverage)
     model = _seed_model(sentences, max_len)
     corpus = _word_corpus(sentences)

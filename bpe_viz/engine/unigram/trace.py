@@ -214,12 +214,13 @@ class UnigramTrace(Tokenizer):
     # -- one word at one round --
     def unk_score(self, snapshot) -> float | None:
         """The score of a character no piece holds at ``snapshot`` (sentencepiece: the lowest
-        piece's score minus 10, in 32 bits); ``None`` for hf-course, where such a word has no cut."""
-        if self.flavour != "sentencepiece" or not snapshot.pieces:
+        piece's score minus 10, in 32 bits; with no piece at all, -10); ``None`` for hf-course,
+        where such a word has no cut."""
+        if self.flavour != "sentencepiece":
             return None
         lo = snapshot.__dict__.get("_min")
         if lo is None:
-            lo = snapshot.__dict__["_min"] = min(snapshot.pieces.values())
+            lo = snapshot.__dict__["_min"] = min(snapshot.pieces.values(), default=0.0)
         return f32(lo - UNK_PENALTY)
 
     def _maxlen(self, snap) -> int:
@@ -285,13 +286,17 @@ class UnigramTrace(Tokenizer):
             if j == i:
                 continue
             pieces = sp_encode_word("".join(w for w, _ in split[i:j]), snap.pieces, maxlen, unk)
-            at = 0
+            at, carry = 0, ""
             for w, span in split[i:j]:
                 mine, taken = [], 0
                 while taken < len(w):
-                    mine.append(pieces[at])
-                    taken += len(pieces[at])
-                    at += 1
+                    p = carry or pieces[at]
+                    at += not carry
+                    carry = ""
+                    if taken + len(p) > len(w):  # a run of unknowns across words (no "▁" piece): cut it
+                        p, carry = p[:len(w) - taken], p[len(w) - taken:]
+                    mine.append(p)
+                    taken += len(p)
                 words.append(w)
                 spans.append(span)
                 entries.append((mine, [index.get(p, 0) for p in mine]))
@@ -324,6 +329,9 @@ class UnigramTrace(Tokenizer):
         if isinstance(ids, UnigramEncoding):  # decoded with the round it was encoded with
             toks = self[ids.num_merges].id_to_token
             ids = ids.ids
+        elif isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
+            raise TypeError(f"ids must be a list of int token ids or an encoding of this tokenizer, "
+                            f"got {type(ids).__name__} {ids!r}")
         out = []
         for i in ids:
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(toks):

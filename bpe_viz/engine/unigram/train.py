@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..text.pretokenize import SentencePieceSpace
 from .course import course_rounds
 from .sentencepiece import sp_lines, sp_normalized, sp_rounds
-from .trace import UnigramSnapshot, UnigramTrace
+from .trace import UnigramTrace
 from .words import metaspace_words, sentences, word_count_items
 
 __all__ = ["FLAVOURS", "train_unigram"]
@@ -28,7 +29,9 @@ def train_unigram(corpus, vocab_size: int = 100, *, flavour: str = "hf-course", 
 
     ``corpus``: text (each line a sentence), a list of sentences, or a mapping word -> count
     (hf-course: the words as the course's pre-tokenizer made them, ``▁`` included; sentencepiece:
-    each word is a line of its own, ``count`` times). ``flavour``: ``"hf-course"`` or
+    each word is a line of its own, ``count`` times, the count a weight: no line is written
+    out). A sentencepiece corpus with no sentence it trains on (empty, or every line skipped)
+    is a ValueError, as sentencepiece refuses it. ``flavour``: ``"hf-course"`` or
     ``"sentencepiece"``. hf-course options: ``seed_size`` (300), ``initial_vocab`` (a list of
     pieces instead of the seeds found). sentencepiece options: ``character_coverage``,
     ``max_piece_length``, ``num_sub_iterations``. ``callback(round, size)`` is called after each
@@ -90,10 +93,10 @@ def _train_sentencepiece(corpus, vocab_size, character_coverage, max_piece_lengt
     lines = sp_normalized(sp_lines(corpus))
     options = dict(character_coverage=float(character_coverage), max_piece_length=max_piece_length,
                    num_sub_iterations=num_sub_iterations)
-    if not lines:
-        empty = UnigramSnapshot(0, {}, 0.0, note="no corpus")
-        return UnigramTrace("sentencepiece", {}, [empty], vocab_size=vocab_size, stop_reason="no corpus",
-                            options=options)
+    if not lines:  # sentencepiece 0.2.3 refuses such a corpus as well (trainer_interface.cc)
+        raise ValueError("corpus: no sentence is left to train on: sentencepiece skips empty lines, lines over "
+                         f"{SentencePieceSpace.MAX_LINE_BYTES:,} bytes and lines holding U+2585 (\u2585), and reads "
+                         "<unk>, <s> and </s> as spaces")
     rounds, corpus_words, _ = sp_rounds(lines, vocab_size, float(character_coverage), max_piece_length,
                                         num_sub_iterations, callback)
     return UnigramTrace("sentencepiece", dict(corpus_words), rounds, vocab_size=vocab_size,

@@ -77,6 +77,9 @@ def iter_wordpiece(corpus, num_merges: int = 10, *, prefix: str = "##", tie_brea
                    normalization=_UNSET, pre_tokenizer=_UNSET):
     """Like :func:`train_wordpiece`, but returns a :class:`~bpe_viz.engine.merges.training.Training`."""
     num_merges = check_num_merges(num_merges)
+    if prefix is None:  # None would mean "no marker": WordPiece needs its continuation prefix
+        raise ValueError("prefix must be a non-empty str without whitespace (the continuation prefix, '##' as "
+                         "BERT's), got None")
     conv = resolve_convention(None, {}, {}, algorithm="wordpiece", end_of_word=None, prefix=prefix,
                               tie_break=tie_break, min_frequency=1, normalization=normalization,
                               pre_tokenizer=pre_tokenizer)
