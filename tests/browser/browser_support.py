@@ -503,6 +503,24 @@ def drag_handle(page, slider, fraction: float):
     page.mouse.up()
 
 
+def type_into(page, box, text: str, delay: float = 10):
+    """Replace the text of an input or a textarea by typing ``text``, key by key (``delay`` ms
+    apart), as a learner would: click, select all, Delete, type."""
+    box.scroll_into_view_if_needed()
+    box.click()
+    box.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.type(text, delay=delay)
+
+
+def compare_rows(scope) -> list[tuple[str, int, int]]:
+    """(tokenizer name, token count, chips drawn) of every row of the comparisons in ``scope``
+    (``comparison_html``'s ``.bpe-compare-row``), read in one go."""
+    js = ("rows => rows.map(r => [r.dataset.tokenizer, Number(r.dataset.tokens), "
+          "r.querySelectorAll('.bpe-token').length])")
+    return [tuple(r) for r in scope.locator(".bpe-compare-row").evaluate_all(js)]
+
+
 # -- the quiz (QuizExplorer) ----------------------------------------------------------------------
 
 

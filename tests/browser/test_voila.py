@@ -16,6 +16,9 @@ if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the 
     from playwright.sync_api import expect
 
 import browser_support as bs  # noqa: E402
+from bpe_viz.view import language_table  # noqa: E402
+from bpe_viz.view.compare_tokenizers import visible  # noqa: E402
+from helpers import real_tokenizer  # noqa: E402
 
 NOTEBOOK_FILES = sorted(bs.NOTEBOOKS.glob("[0-9]*.ipynb")) or sorted(bs.NOTEBOOKS.glob("*.ipynb"))
 
@@ -161,6 +164,57 @@ def exercise_unigram(page, out):
             expect(out.locator(".bpe-error")).to_contain_text("one word")
 
 
+#: what exercise_side_by_side types (notebook 09's check compares its rows with the real tokenizers)
+TYPED = "Typed in Voilà: 12345 pieces, naïve café 🦙"
+
+
+def exercise_side_by_side(page, out):
+    """A SideBySideExplorer: a text typed in the box replaces every row (a moment after the last
+    key); the second token of each row, chosen in the two dropdowns, gets its why."""
+    before = bs.compare_rows(out)
+    assert before and all(n > 0 for _name, n, _chips in before), before
+    bs.type_into(page, out.locator(".widget-textarea textarea"), TYPED)
+    expect(out.locator(".bpe-compare-text")).to_contain_text(visible(TYPED))
+    after = bs.compare_rows(out)
+    assert [r[0] for r in after] == [r[0] for r in before] and after != before, (before, after)
+    assert all(n == chips for _name, n, chips in after), f"one chip a token: {after}"
+    for name, _n, _chips in after:
+        bs.control(out, "dropdown", "why:").locator("select").select_option(label=name)
+        bs.control(out, "dropdown", "token").locator("select").select_option(index=1)
+        expect(out.locator(f'.bpe-compare-row[data-tokenizer="{name}"] .bpe-new')).to_have_count(1)
+        expect(out.locator(".bpe-why-head")).to_contain_text(re.compile(r"^Token 2\b"))
+
+
+def check_why_notebook(page, exercised):
+    """Notebook 09: every comparison (the two drawn once, and the explorer's after
+    exercise_side_by_side) counts what the real tokenizers count for its text, and the language
+    table shows their counts and ratios for every bundled language."""
+    real = {name: real_tokenizer(name) for name in ("gpt2", "cl100k_base", "o200k_base", "mistral-7b")}
+
+    def rows(text):
+        return [(name, n, n) for name, n in ((name, len(tok.encode(text).ids)) for name, tok in real.items())]
+
+    drawn = page.locator(".jp-OutputArea-output").filter(has_not=page.locator(".widget-vbox")).locator(".bpe-compare")
+    assert drawn.count() == 2, f"{drawn.count()} comparisons drawn outside the explorer, expected 2"
+    for comparison in drawn.all():
+        shown = comparison.locator(".bpe-compare-text > div").nth(1).text_content()
+        text = shown.replace("␣", " ").replace("↵", "\n").replace("⇥", "\t")
+        expect(comparison.locator(".bpe-compare-text")).to_contain_text(f"{len(text):,} characters")
+        assert bs.compare_rows(comparison) == rows(text), f"the comparison of {text!r}"
+    assert bs.compare_rows(exercised["SideBySideExplorer"]) == rows(TYPED)
+
+    table = page.locator("table.dataframe").filter(has_text="vs English")
+    expect(table).to_be_visible()
+    shown = table.locator("tbody tr").evaluate_all("trs => trs.map(tr => [...tr.children].map(c => c.textContent))")
+    expected = language_table(real).round(2)
+    assert [r[0] for r in shown] == list(expected.index)
+    for row, (language, values) in zip(shown, expected.iterrows()):
+        assert [float(x) for x in row[1:]] == pytest.approx(list(values), abs=0.006), language
+
+
+#: notebook -> what else its app must show (after its explorers were exercised)
+NOTEBOOK_CHECKS = {"09_why_tokenization_matters": check_why_notebook}
+
 #: explorer -> (how ``explorer_outputs`` finds its outputs, what a learner does with the first)
 EXERCISES = {
     "MergeExplorer": ({"merges": 1}, exercise_stepper),
@@ -168,6 +222,7 @@ EXERCISES = {
     "EncoderExplorer": ({"has": ".bpe-walkthrough"}, exercise_encoder),
     "QuizExplorer": ({"has": ".bpe-quiz-explorer"}, exercise_quiz),
     "UnigramExplorer": ({"has": ".bpe-removal"}, exercise_unigram),
+    "SideBySideExplorer": ({"has": ".bpe-compare-row"}, exercise_side_by_side),
 }
 
 
@@ -207,6 +262,8 @@ def test_voila_app(nb_path, voila_page):
             exercised[name] = found[0]
     if re.search(r"Explorer(\.from_\w+)?\(", "\n".join(code_lines(nb_path, min_len=0))):
         assert exercised, "the notebook makes an explorer, but none was found on the page"
+    if nb_path.stem in NOTEBOOK_CHECKS:
+        NOTEBOOK_CHECKS[nb_path.stem](page, exercised)
     timing["checks and " + (", ".join(exercised) or "no explorer")] = time.monotonic() - t0 - sum(timing.values())
     (bs.ARTIFACTS / f"voila-{nb_path.stem}.txt").write_text("".join(f"{k}: {s:.1f} s\n" for k, s in timing.items()))
 
