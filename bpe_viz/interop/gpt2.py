@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..engine.bpe.model import BPE, replay_bpe
 from ..engine.merges.trace import Trace
+from ..engine.merges.vocab import check_dense_ids
 
 __all__ = ["read_merges", "write_merges"]
 
@@ -41,7 +42,7 @@ def _lines(source, argname: str) -> list[str]:
         return path.read_text(encoding="utf-8").splitlines()
     if isinstance(source, bytes) or not hasattr(source, "__iter__"):
         raise TypeError(f"{argname} must be a path or an iterable of lines, got {type(source).__name__}")
-    return [line.rstrip("\r\n") for line in source]
+    return [line.rstrip("\r\n") if isinstance(line, str) else line for line in source]  # parse_merges names a non-str
 
 
 def parse_merges(source, argname: str = "path_or_lines") -> list[tuple[str, str]]:
@@ -73,22 +74,37 @@ def read_merges(path_or_lines, vocab=None, special_tokens=None) -> Trace:
     their own token (``["<|endoftext|>"]`` for GPT-2); with a ``vocab`` their ids come from it.
     """
     merges = parse_merges(path_or_lines)
+    where = "vocab"
     if vocab is not None and not isinstance(vocab, dict):
         if isinstance(vocab, (str, os.PathLike)):
-            with open(vocab, encoding="utf-8") as f:
-                vocab = json.load(f)
+            where = os.fspath(vocab)
+            vocab = _read_vocab_json(where)
         else:
             raise TypeError(f"vocab must be None, a path to a vocab.json or a dict token -> id, got {type(vocab).__name__}")
     if vocab is not None:
         bad = [(t, i) for t, i in vocab.items() if not isinstance(t, str) or isinstance(i, bool) or not isinstance(i, int) or i < 0]
         if bad:
-            raise ValueError(f"vocab: every entry must be token (str) -> id (int >= 0), got {bad[0]!r}")
+            raise ValueError(f"{where}: every entry must be token (str) -> id (int >= 0), got {bad[0]!r}")
+        check_dense_ids(vocab, where)
     trace = replay_bpe([], merges, end_of_word=None, byte_level=True, initial_alphabet="bytes",
                        pre_tokenizer="gpt2", special_tokens=special_tokens or (), id_layout="gpt2")
     if vocab is not None:
         trace.explicit_vocab = dict(vocab)
         trace.id_table  # build now, so a vocabulary that misses a token fails here, not at encode time
     return trace
+
+
+def _read_vocab_json(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            vocab = json.load(f)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a vocab.json ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a vocab.json (nested too deeply)") from None
+    if not isinstance(vocab, dict):
+        raise ValueError(f"{path}: must be a JSON object token -> id, got {type(vocab).__name__}")
+    return vocab
 
 
 def write_merges(trace: Trace, path, num_merges: int | None = None) -> None:

@@ -99,7 +99,7 @@ def from_hf_tokenizer(tokenizer_or_path):
     data = read_tokenizer_json(tokenizer_or_path)
     where = os.fspath(tokenizer_or_path) if isinstance(tokenizer_or_path, (str, os.PathLike)) else "tokenizer"
     kind = (data.get("model") or {}).get("type")
-    if kind not in HF_READERS:
+    if not isinstance(kind, str) or kind not in HF_READERS:
         raise ValueError(f"{where}: model.type {kind!r} is not supported; supported: {sorted(HF_READERS)}")
     return HF_READERS[kind](data, where)
 
@@ -113,6 +113,8 @@ def read_tokenizer_json(tokenizer_or_path) -> dict:
                 data = json.load(f, parse_float=serde_float)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"{os.fspath(tokenizer_or_path)}: not a tokenizer.json ({exc})") from None
+        except RecursionError:
+            raise ValueError(f"{os.fspath(tokenizer_or_path)}: not a tokenizer.json (nested too deeply)") from None
     elif hasattr(tokenizer_or_path, "to_str"):
         data = json.loads(tokenizer_or_path.to_str())
     else:

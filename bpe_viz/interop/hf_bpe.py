@@ -38,6 +38,7 @@ import heapq
 
 from ..engine.bpe.model import replay_bpe
 from ..engine.merges.encoding import EncodeStep, WordWalkthrough
+from ..engine.merges.vocab import check_dense_ids
 from .gpt2 import read_merges
 from .hf_components import get_field
 from .hf_pipeline import Pipeline
@@ -67,14 +68,23 @@ def _byte_level(data, model, steps, where):
     if model.get("end_of_word_suffix") or model.get("continuing_subword_prefix"):
         raise ValueError(f"{where}: a BPE model with end_of_word_suffix or continuing_subword_prefix "
                          "is not byte-level; use read_codes / to_hf_tokenizer for those")
-    if [s.get("type") for s in steps] != ["ByteLevel"]:
+    kinds = [s.get("type") if isinstance(s, dict) else s for s in steps]
+    if kinds != ["ByteLevel"]:
         raise ValueError(f"{where}: only a ByteLevel pre-tokenizer alone is supported for byte-level BPE, found "
-                         f"{[s.get('type') for s in steps]}")
+                         f"{kinds!r:.80}")
     if steps[0].get("add_prefix_space") or not steps[0].get("use_regex", True):
         raise ValueError(f"{where}: ByteLevel with add_prefix_space=True or use_regex=False is not supported")
-    merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges", [])]
-    specials = [t["content"] for t in data.get("added_tokens", []) if t.get("special", True)]
-    return read_merges(merges, vocab=model["vocab"], special_tokens=specials)
+    vocab = check_vocab(get_field(model, "vocab", dict, where, "model"), where)
+    merges = []
+    for i, m in enumerate(get_field(model, "merges", list, where, "model", [])):
+        if not (isinstance(m, str) or (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) and x for x in m))):
+            raise ValueError(f"{where}: model.merges[{i}] must be a pair of non-empty tokens, got {m!r:.80}")
+        merges.append(m if isinstance(m, str) else " ".join(m))
+    specials = []
+    for i, t in enumerate(get_field(data, "added_tokens", list, where, "", [])):
+        if get_field(t, "special", bool, where, f"added_tokens[{i}]", True):
+            specials.append(get_field(t, "content", str, where, f"added_tokens[{i}]"))
+    return read_merges(merges, vocab=vocab, special_tokens=specials)
 
 
 def _sentencepiece_style(data, model, where):
@@ -117,6 +127,7 @@ def check_vocab(vocab, where: str) -> dict:
     for tok, i in vocab.items():
         if isinstance(i, bool) or not isinstance(i, int) or i < 0:
             raise TypeError(f"{where}: model.vocab[{tok!r}] must be an id (int >= 0), got {i!r:.40}")
+    check_dense_ids(vocab, f"{where}: model.vocab")
     return vocab
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..engine.merges.encoding import Encoding
 from ..engine.merges.trace import Trace
 from ..engine.protocol import check_step, reject_options
+from ..engine.text.alphabet import surrogate_error
 
 __all__ = ["HFTrace", "adopt"]
 
@@ -58,6 +59,12 @@ class HFTrace(Trace):
         if not isinstance(add_special_tokens, bool):
             raise TypeError(f"add_special_tokens must be True or False, got {add_special_tokens!r}")
         k = check_step(self, step)
+        try:
+            return self._encode(text, k, add_special_tokens)
+        except UnicodeEncodeError:  # only a lone surrogate has no UTF-8 bytes: say where it is
+            raise surrogate_error(text, "text") from None
+
+    def _encode(self, text: str, k: int, add_special_tokens: bool) -> Encoding:
         before, after = self.pipeline.post_tokens(add_special_tokens)
         words, spans, entries = [], [], []
 

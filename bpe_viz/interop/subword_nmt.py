@@ -70,21 +70,32 @@ def write_codes(trace: Trace, file, num_merges: int | None = None) -> None:
         raise TypeError(f"file must be a path or a writable text file, got {type(file).__name__}")
 
 
+def _codes_text(file) -> str:
+    """The text of a codes file given as a path, a text file object or the text itself."""
+    if isinstance(file, str) and file.startswith("#version:"):
+        return file
+    if isinstance(file, (str, os.PathLike)):
+        try:
+            with open(file, encoding="utf-8") as f:
+                return f.read()
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{os.fspath(file)}: not a subword-nmt codes file (not UTF-8 text: {exc})") from None
+    if hasattr(file, "read"):
+        text = file.read()
+        if not isinstance(text, str):
+            raise TypeError("file must be a path, a text file or codes text, got a binary file "
+                            f"({type(file).__name__}); open it in text mode with encoding='utf-8'")
+        return text
+    raise TypeError(f"file must be a path, a text file or codes text, got {type(file).__name__}")
+
+
 def read_codes(file) -> list[tuple[str, str]]:
     """Read a subword-nmt codes file: the merge pairs in order (the version line is skipped).
 
     ``file``: a path, a text file object, or the codes text itself when it starts with
     ``#version:``.
     """
-    if isinstance(file, str) and file.startswith("#version:"):
-        text = file
-    elif isinstance(file, (str, os.PathLike)):
-        with open(file, encoding="utf-8") as f:
-            text = f.read()
-    elif hasattr(file, "read"):
-        text = file.read()
-    else:
-        raise TypeError(f"file must be a path, a text file or codes text, got {type(file).__name__}")
+    text = _codes_text(file)
     pairs = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.strip("\r\n ")
@@ -108,13 +119,7 @@ def replay_codes(corpus, file, **convention) -> Trace:
         >>> t[-1].segmentation
         {'low': ('lo', 'w</w>'), 'lower': ('low', 'e', 'r</w>')}
     """
-    if isinstance(file, str) and file.startswith("#version:"):
-        text = file
-    elif hasattr(file, "read"):
-        text = file.read()
-    else:
-        with open(file, encoding="utf-8") as f:
-            text = f.read()
+    text = _codes_text(file)
     first = text.split("\n", 1)[0]
     attach = True
     if first.startswith("#version:"):

@@ -26,7 +26,7 @@ import random
 from itertools import accumulate, filterfalse
 
 from ..protocol import check_step
-from ..text.alphabet import BYTE_SET, symbols_to_bytes
+from ..text.alphabet import BYTE_SET, surrogate_error, symbols_to_bytes
 from ..text.corpus import normalize, pre_tokenized
 from ..text.markers import EndOfWord
 from ..text.pretokenize import split_specials
@@ -75,6 +75,13 @@ def encode_text(trace, text: str, k: int | None = None, *, allowed_special="all"
     if glossaries:
         word_entry = _glossary_encoder(trace, k, word_entry, glossaries)
     entries_of = _entries_reader(trace, k, word_entry, cached=not (dropout or glossaries or vocab is not None))
+    try:
+        return _encode_pieces(trace, text, k, specials, entries_of)
+    except UnicodeEncodeError:  # only a lone surrogate has no UTF-8 bytes: say where it is
+        raise surrogate_error(text, "text") from None
+
+
+def _encode_pieces(trace, text: str, k: int, specials, entries_of) -> Encoding:
     conv = trace.convention
     if not (specials and any(sp in text for sp in specials)):
         words = pre_tokenized(conv.pre_tokenizer, "words", text)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..text.alphabet import bytes_to_symbols
+from ..text.alphabet import bytes_to_symbols, surrogate_error
 from ..text.corpus import NORMALIZATIONS, SymbolCorpus, word_counts
 from ..text.markers import marker_from
 from .model import initial_symbols
@@ -146,7 +146,13 @@ def prepare(corpus, convention: Convention):
         return list(corpus.words), list(corpus.counts), [tuple(s) for s in corpus.symbols], corpus.end_of_word
     wc = word_counts(corpus, normalization=convention.normalization, pre_tokenizer=convention.pre_tokenizer,
                      special_tokens=convention.special_tokens)
-    views = [bytes_to_symbols(w) for w in wc.words] if convention.byte_level else list(wc.words)
+    try:
+        views = [bytes_to_symbols(w) for w in wc.words] if convention.byte_level else list(wc.words)
+    except UnicodeEncodeError:  # only a lone surrogate has no UTF-8 bytes: say where it is
+        if isinstance(corpus, str):
+            raise surrogate_error(corpus, "corpus") from None
+        bad = next(w for w in wc.words if any("\ud800" <= c <= "\udfff" for c in w))
+        raise surrogate_error(corpus, "corpus", word=bad) from None
     marker = convention.marker.spelling_for(views)
     initial = [initial_symbols(w, convention, marker) for w in wc.words]
     return list(wc.words), list(wc.counts), initial, marker

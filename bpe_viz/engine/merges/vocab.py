@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from ..text.alphabet import BYTE_SYMBOLS
 
-__all__ = ["IdTable", "ID_LAYOUTS", "GPT2_BYTE_ORDER"]
+__all__ = ["IdTable", "ID_LAYOUTS", "GPT2_BYTE_ORDER", "check_dense_ids"]
 
 ID_LAYOUTS = ("unk-first", "specials-first", "specials-last", "gpt2", "sentencepiece")
 
@@ -42,6 +42,32 @@ SENTENCEPIECE_CONTROLS = ("<s>", "</s>")
 # gives the 256 byte tokens ids in that order.
 _PRINTABLE = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
 GPT2_BYTE_ORDER: tuple[int, ...] = (*_PRINTABLE, *(b for b in range(256) if b not in _PRINTABLE))
+
+#: ids may leave gaps, but none may reach ``ID_SLACK_FACTOR * entries + ID_SLACK``: the id table
+#: has one slot per id, and real files number their tokens densely
+ID_SLACK_FACTOR, ID_SLACK = 2, 1024
+
+
+def check_dense_ids(vocab: dict, where: str) -> None:
+    """Refuse a ``{token: id}`` mapping with an id far past its length (at or above
+    ``2 * len(vocab) + 1024``), which would allocate one slot per id; ``where`` names the file or
+    argument in the ``ValueError``.
+
+    Example::
+
+        >>> check_dense_ids({"a": 0, "b": 7}, "vocab")
+        >>> check_dense_ids({"a": 0, "b": 50_000_000}, "vocab")
+        Traceback (most recent call last):
+        ...
+        ValueError: vocab: token 'b' has id 50000000, far past the 2 entries (ids must be below 2 * 2 + 1024 = 1028; real vocabularies number their tokens densely)
+    """
+    limit = ID_SLACK_FACTOR * len(vocab) + ID_SLACK
+    for tok, i in vocab.items():
+        if i >= limit:
+            raise ValueError(f"{where}: token {tok!r} has id {i}, far past the {len(vocab)} entries (ids must be below "
+                             f"{ID_SLACK_FACTOR} * {len(vocab)} + {ID_SLACK} = {limit}; real vocabularies number "
+                             "their tokens densely)")
+
 
 SPECIAL = object()  # what decode sees for a special token's id (its text comes from the table)
 
@@ -95,6 +121,7 @@ class IdTable:
         self._finish(trace, internal, kinds)
 
     def _explicit(self, trace, vocab: dict, base, merged, specials):
+        check_dense_ids(vocab, "vocab")
         n = max(vocab.values()) + 1 if vocab else 0
         internal: list = [None] * n
         kinds: list = ["unused"] * n

@@ -18,8 +18,7 @@ Example::
 
 from __future__ import annotations
 
-__all__ = ["BYTE_SYMBOLS", "BYTE_SET", "bytes_to_symbols", "symbols_to_bytes"]
-
+__all__ = ["BYTE_SYMBOLS", "BYTE_SET", "bytes_to_symbols", "symbols_to_bytes", "surrogate_error"]
 
 
 def _byte_table() -> list[str]:
@@ -68,3 +67,26 @@ def symbols_to_bytes(symbols: str) -> bytes:
         bad = next(s for s in symbols if s not in BYTE_SET)
         raise ValueError(f"symbols: {bad!r} is not a byte symbol")
     return symbols.translate(_FROM_SYMBOLS).encode("latin-1")  # one C pass, not one per symbol
+
+
+def surrogate_error(text: str, argname: str, word: str | None = None) -> ValueError:
+    """The ``ValueError`` for a ``text`` whose UTF-8 encoding failed: it names ``argname``, the
+    position and the lone surrogate, and how to repair the text. Callers keep their fast path and
+    build this only when ``str.encode`` has raised. ``word``: the word holding it, when
+    ``text`` is not a string (a word list or dict).
+
+    Example::
+
+        >>> print(surrogate_error("a" + chr(0xD800) + "b", "text"))  # doctest: +ELLIPSIS
+        text: position 1 is a lone surrogate U+D800 ...
+    """
+    where = text if word is None else word
+    pos = next((i for i, c in enumerate(where) if "\ud800" <= c <= "\udfff"), None)
+    if pos is None:
+        return ValueError(f"{argname}: cannot be encoded as UTF-8")
+    at = f"position {pos}" if word is None else f"word {word!r:.60} position {pos}"
+    return ValueError(
+        f"{argname}: {at} is a lone surrogate U+{ord(where[pos]):04X} (half of a UTF-16 pair), which has "
+        "no UTF-8 bytes; the text probably came from a broken decode (errors=\"surrogateescape\", a split "
+        "emoji): repair it with text.encode(\"utf-8\", \"replace\").decode(\"utf-8\") or decode the "
+        "source bytes properly")
