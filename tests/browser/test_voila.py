@@ -180,8 +180,11 @@ def exercise_side_by_side(page, out):
     assert all(n == chips for _name, n, chips in after), f"one chip a token: {after}"
     for name, _n, _chips in after:
         bs.control(out, "dropdown", "why:").locator("select").select_option(label=name)
-        bs.control(out, "dropdown", "token").locator("select").select_option(index=1)
+        # as a reader does: wait for the row's first token to be chosen (the kernel refills the
+        # token list), then choose its second
         expect(out.locator(f'.bpe-compare-row[data-tokenizer="{name}"] .bpe-new')).to_have_count(1)
+        expect(out.locator(".bpe-why-head")).to_contain_text(re.compile(r"^Token 1\b"))
+        bs.control(out, "dropdown", "token").locator("select").select_option(index=1)
         expect(out.locator(".bpe-why-head")).to_contain_text(re.compile(r"^Token 2\b"))
 
 
