@@ -9,8 +9,8 @@ other.
 """
 
 from .chips import (MAX_CHIPS, MAX_LABEL_CHARS, MAX_SENTENCE_TOKENS, MAX_TOKEN_CHARS, TokenInfo, byte_runs,
-                    chart_label, convention_of, display_text, short_label, token_html, token_infos, word_html,
-                    word_label, word_span)
+                    chart_label, convention_of, display_text, invisible_runs, short_label, token_html, token_infos,
+                    visible_chars, word_html, word_label, word_span)
 from .colors import BLUE, DIFF_BG, GREY, ORANGE, PALETTE, SKY, UNK_COLOR, VERMILLION, token_color
 from .html import (BASE_PX, CHOSEN_STYLE, TIE_BADGE_STYLE, box, check_rows, check_size, esc, fraction_text,
                    keep_quotes_whole, more_html, table_html, tie_badge, tie_flag)
@@ -27,7 +27,7 @@ __all__ = [
     # chips
     "MAX_CHIPS", "MAX_SENTENCE_TOKENS", "MAX_LABEL_CHARS", "MAX_TOKEN_CHARS", "convention_of", "byte_runs",
     "word_label", "display_text", "token_html", "TokenInfo", "token_infos", "word_span", "word_html", "short_label",
-    "chart_label",
+    "chart_label", "invisible_runs", "visible_chars",
     # pages
     "error_html", "message_html", "image_html", "page_html",
     # svg

@@ -19,13 +19,15 @@ Example::
 
 from __future__ import annotations
 
+import unicodedata
+
 from ...engine.text import BYTE_SET, symbols_to_bytes
 from .colors import UNK_COLOR, token_color
 from .html import esc, more_html
 
 __all__ = ["MAX_CHIPS", "MAX_SENTENCE_TOKENS", "MAX_LABEL_CHARS", "MAX_TOKEN_CHARS", "convention_of", "byte_runs",
            "word_label", "display_text", "token_html", "TokenInfo", "token_infos", "word_span", "word_html",
-           "short_label", "chart_label"]
+           "short_label", "chart_label", "invisible_runs", "visible_chars"]
 
 # Long input is cut, never drawn whole: a pasted text without spaces is a single "word", and
 # 20,000 chips of it made 11 MB of HTML per slider step and a table 178,575 px wide.
@@ -64,13 +66,24 @@ def _marker_parts(token: str, convention) -> list[tuple[str, bool]]:
     Example: "est</w>" -> [("est", False), ("</w>", True)]; "##ing" -> [("##", True), ("ing", False)].
     """
     if convention is None:
-        return [(token, False)]
+        return _named_invisible([(token, False)])
     runs = convention.marker.parts(token)
     if not convention.byte_level:
-        return runs
+        return _named_invisible(runs)
     out: list[tuple[str, bool]] = []
     for text, is_marker in runs:
         out.extend([(text, True)] if is_marker else byte_runs(text))
+    return _named_invisible(out)
+
+
+def _named_invisible(runs: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """``runs`` with the characters that draw as nothing in its plain runs named and dimmed."""
+    if all(dim or visible_chars(text) == text for text, dim in runs):
+        return runs
+    out: list[tuple[str, bool]] = []
+    for text, dim in runs:
+        for part, hidden in ([(text, True)] if dim else invisible_runs(text)):
+            _add_run(out, part, hidden)
     return out
 
 
@@ -102,11 +115,56 @@ def byte_runs(symbols: str) -> list[tuple[str, bool]]:
         shown, dim = _VISIBLE.get(ch, ch), ch in _VISIBLE or not ch.isprintable()
         if dim and shown == ch:
             shown = "<" + " ".join(f"{b:02x}" for b in ch.encode("utf-8")) + ">"
-        if runs and runs[-1][1] == dim:
-            runs[-1] = (runs[-1][0] + shown, dim)
-        else:
-            runs.append((shown, dim))
+        _add_run(runs, shown, dim)
     return runs
+
+
+def _add_run(runs: list[tuple[str, bool]], text: str, dim: bool) -> None:
+    """Append ``text`` to ``runs``, joined to the last run when it is dimmed alike."""
+    if runs and runs[-1][1] == dim:
+        runs[-1] = (runs[-1][0] + text, dim)
+    else:
+        runs.append((text, dim))
+
+
+def _is_mark(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Mn", "Me")
+
+
+def invisible_runs(text: str) -> list[tuple[str, bool]]:
+    """``text`` as (text, invisible) runs: a character that draws as nothing is named by its
+    code point, ``<U+200D>``, in a run of its own. That is every format character (Unicode
+    category Cf: ZWJ, soft hyphen, word joiner, BOM) and a combining mark (an accent, VS16) with
+    no letter before it in ``text``; an accent on its letter stays as it is.
+
+    Example::
+
+        >>> invisible_runs("\u200d\U0001f469")
+        [('<U+200D>', True), ('👩', False)]
+        >>> invisible_runs("e\u0301") == [("e\u0301", False)], invisible_runs("\ufe0f")
+        (True, [('<U+FE0F>', True)])
+    """
+    runs: list[tuple[str, bool]] = []
+    based = False  # a visible character came before: a combining mark sits on it
+    for ch in text:
+        hidden = unicodedata.category(ch) == "Cf" or (_is_mark(ch) and not based)
+        shown = f"<U+{ord(ch):04X}>" if hidden else ch
+        based = not hidden
+        _add_run(runs, shown, hidden)
+    return runs
+
+
+def visible_chars(text: str) -> str:
+    """``text`` with every character that draws as nothing named (:func:`invisible_runs`).
+
+    Example::
+
+        >>> visible_chars("co\u00adop"), visible_chars("low")
+        ('co<U+00AD>op', 'low')
+    """
+    if text.isprintable() and (text.isascii() or not any(_is_mark(ch) for ch in text)):
+        return text
+    return "".join(t for t, _ in invisible_runs(text))
 
 
 def word_label(word: str) -> str:
@@ -222,6 +280,11 @@ class TokenInfo:
     def title(self, token: str, tid, step) -> str:
         if step is None and tid is not None and token in self.trace.special_tokens:
             return f"{token}\nid {tid}\na special token: cut out first, never merged"
+        if tid is None and step == 0:  # SentencePiece: a character below character_coverage
+            what = "no id: too rare a character, below character_coverage"
+            if self.trace.unk_id is None:
+                return f"{token}\n{what}"
+            return f"{token}\n{what} -> {self.trace.unk_token} (id {self.trace.unk_id})"
         if step is None:
             what = "unknown character: not seen in training" if len(token) == 1 else "not in the vocabulary"
             if self.trace.unk_id is None:
@@ -293,12 +356,14 @@ def short_label(word: str, limit: int | None = None) -> str:
         (True, True)
     """
     limit = MAX_LABEL_CHARS if limit is None else limit
-    label = word_label(word)
+    label = visible_chars(word_label(word))
     if len(label) <= limit:
         return esc(label)
     return esc(label[:limit]) + more_html(len(label) - limit, "more letters")
 
 
 def chart_label(token: str, n: int = 16) -> str:
-    """A token cut for a chart label (a long token would squeeze the bars off the chart)."""
+    """A token cut for a chart label (a long token would squeeze the bars off the chart), its
+    invisible characters named (:func:`visible_chars`)."""
+    token = visible_chars(token)
     return token if len(token) <= n else token[: n - 1] + "…"

@@ -127,7 +127,10 @@ def table_html(title: str, headers, rows, *, cls: str, more: int = 0, caption: s
             f'<tr class="bpe-empty"><td colspan="{len(headers)}" style="{_TD_STYLE};color:#555">'
             "(empty)</td></tr>"
         )
-    cap = f'<div class="bpe-caption" style="color:#555;font-size:0.85em">{caption}</div>' if caption else ""
+    # the caption keeps the table's right margin: wider than its table, it sets the block's width,
+    # and the next table's caption (side by side) would touch it: "…was reachednewest first"
+    cap = (f'<div class="bpe-caption" style="color:#555;font-size:0.85em;padding-right:0.95em">{caption}</div>'
+           if caption else "")
     return (
         f'<div class="{cls}" style="display:inline-block;vertical-align:top">'
         f'<div class="bpe-table-title" style="font-weight:700;margin-top:0.3em">{esc(title)}</div>{cap}'

@@ -140,6 +140,23 @@ def _axis_label(v: float, fmt: str) -> str:
     return f"{v:g}"
 
 
+def _tick_labels(scale: Scale, fmt: str) -> list[tuple[float, str]]:
+    """The ticks of ``scale`` and their labels, distinct: an "int" axis (counts, merge numbers)
+    gets only its whole ticks, so a small range never reads "2, 2, 3"; when no whole number
+    falls in it (a loss moving by less than 1), its ticks are written as decimals."""
+    ticks = scale.ticks()
+    if fmt == "int":
+        whole = [v for v in ticks if abs(v - round(v)) < 1e-9]
+        ticks, fmt = (whole, fmt) if whole else (ticks, "g")
+    out, seen = [], set()
+    for v in ticks:
+        label = _axis_label(v, fmt)
+        if label not in seen:
+            seen.add(label)
+            out.append((v, label))
+    return out
+
+
 def svg_axes(xs: Scale | None, ys: Scale | None, box, *, xfmt="int", yfmt="int", yside="left",
              xlabel="", ylabel="", color=None) -> str:
     """Axis lines, ticks and labels of one plot area ``box`` = (left, top, right, bottom)."""
@@ -147,22 +164,22 @@ def svg_axes(xs: Scale | None, ys: Scale | None, box, *, xfmt="int", yfmt="int",
     out = []
     if xs is not None:
         out.append(f'<path d="M{coord(left)} {coord(bottom)}H{coord(right)}" stroke="{EDGE}" fill="none"/>')
-        for v in xs.ticks():
+        for v, label in _tick_labels(xs, xfmt):
             x = xs(v)
             if left - 0.5 <= x <= right + 0.5:
                 out.append(f'<path d="M{coord(x)} {coord(bottom)}v4" stroke="{EDGE}"/>')
-                out.append(svg_text(x, bottom + 12, _axis_label(v, xfmt), size=FS - 2, anchor="middle"))
+                out.append(svg_text(x, bottom + 12, label, size=FS - 2, anchor="middle"))
         if xlabel:
             out.append(svg_text((left + right) / 2, bottom + 28, xlabel, size=FS - 1, anchor="middle"))
     if ys is not None:
         x_axis = left if yside == "left" else right
         sign = -1 if yside == "left" else 1
         out.append(f'<path d="M{coord(x_axis)} {coord(top)}V{coord(bottom)}" stroke="{color or EDGE}" fill="none"/>')
-        for v in ys.ticks():
+        for v, label in _tick_labels(ys, yfmt):
             y = ys(v)
             if top - 0.5 <= y <= bottom + 0.5:
                 out.append(f'<path d="M{coord(x_axis)} {coord(y)}h{sign * 4}" stroke="{color or EDGE}"/>')
-                out.append(svg_text(x_axis + sign * 6, y, _axis_label(v, yfmt), size=FS - 2,
+                out.append(svg_text(x_axis + sign * 6, y, label, size=FS - 2,
                                     anchor="end" if yside == "left" else "start", fill=color))
         if ylabel:
             x = left - 50 if yside == "left" else right + 56

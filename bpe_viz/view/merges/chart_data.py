@@ -17,7 +17,7 @@ from __future__ import annotations
 import weakref
 from typing import NamedTuple
 
-from ..kit import chart_label
+from ..kit import chart_label, visible_chars
 
 __all__ = ["pair_label", "pair_notes", "PairChart", "pair_chart", "compression_curve", "bpe_wordpiece_picks",
            "merge_sequences", "sequences_window", "sequence_cell"]
@@ -25,8 +25,8 @@ __all__ = ["pair_label", "pair_notes", "PairChart", "pair_chart", "compression_c
 
 def pair_label(pair, cut: bool = False) -> str:
     """``(a, b)`` as a chart writes a pair; ``cut``: each token cut like a chart label
-    (:func:`~bpe_viz.view.kit.chips.chart_label`)."""
-    a, b = (chart_label(pair[0]), chart_label(pair[1])) if cut else pair
+    (:func:`~bpe_viz.view.kit.chips.chart_label`); characters that draw as nothing are named."""
+    a, b = (chart_label(pair[0]), chart_label(pair[1])) if cut else (visible_chars(pair[0]), visible_chars(pair[1]))
     return f"({a}, {b})"
 
 

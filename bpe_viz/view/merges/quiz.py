@@ -76,7 +76,7 @@ def question_html(trace, question, *, number: int | None = None, of: int | None 
     head = (f'<div class="bpe-quiz-title" style="font-weight:700;font-size:1.1em">{esc(label)}'
             f"which pair does merge {k:,} take?</div>"
             f'<div class="bpe-quiz-task" style="color:#333;font-size:0.9em;max-width:48em">{_task(trace)}</div>')
-    parts = [head, words_table_html(trace[k - 1], max_rows)]
+    parts = [head, words_table_html(trace[k - 1], max_rows, size=size)]
     if show_choices:
         items = "".join(
             f'<li class="bpe-quiz-choice" style="margin:0.15em 0">{pair_chips(p, conv)}</li>'

@@ -208,7 +208,8 @@ def vocab_table_html(snapshot, max_rows: int | None = 20, *, order: str = "id", 
                 '<span class="bpe-gone" style="color:#555;font-style:italic">merged away</span>'
             )
         rows.append([
-            str(tid),
+            str(tid) if tid is not None else
+            f'<span class="bpe-no-id" title="{esc(title.split(chr(10), 1)[-1])}" style="color:#555">&mdash;</span>',
             token_html(e.token, convention=conv, title=title, emphasize=new),
             made,
             f"{e.count:,}",
