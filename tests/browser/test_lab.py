@@ -325,6 +325,8 @@ def test_bad_text_shows_readable_message(widgets_nb):
 
     paste_into(page, textarea, TEXT)
     expect(err).to_be_hidden()
+    # a change typed in the page retrains after a short pause (the latest settings win): wait for it
+    expect(out.get_by_text("Training again with the new settings…")).to_have_count(0)
     slider = bs.control(out, "slider", "step")
     slider.locator(".noUi-handle").focus()
     page.keyboard.press("End")
