@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -319,6 +320,16 @@ def test_bad_text_shows_a_message_then_recovers(explorer, bad, message):
     assert explorer.error is None and explorer.comparison.text == "fine again"
 
 
+def run_in_own_loop(coroutine_function):
+    """``asyncio.run`` in a thread of its own: in a whole test run, Playwright's browser tests
+    leave an event loop marked running in the main thread, where ``asyncio.run`` refuses."""
+    out = []
+    worker = threading.Thread(target=lambda: out.append(asyncio.run(coroutine_function())))
+    worker.start()
+    worker.join()
+    return out[0]
+
+
 def test_typing_is_debounced(monkeypatch):
     from bpe_viz.widgets import side_by_side
 
@@ -335,7 +346,7 @@ def test_typing_is_debounced(monkeypatch):
         await asyncio.sleep(0.1)
         return got
 
-    assert asyncio.run(typing()) == ["low"]
+    assert run_in_own_loop(typing) == ["low"]
 
 
 def test_code_in_a_cell_is_not_debounced_even_with_a_loop_running():
@@ -344,7 +355,7 @@ def test_code_in_a_cell_is_not_debounced_even_with_a_loop_running():
         Debouncer(got.append).push("low")
         return got
 
-    assert asyncio.run(from_code()) == ["low"]
+    assert run_in_own_loop(from_code) == ["low"]
 
 
 def test_explorer_is_exported_lazily():
