@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from ..engine.bpe.model import replay_bpe
 from ..engine.merges.encoding import EncodeStep, WordWalkthrough
+from ..engine.wordpiece import longest_match
 from .hf_bpe import check_vocab
 from .hf_components import get_field
 from .hf_pipeline import Pipeline
@@ -110,24 +111,13 @@ class HFWordPieceModel:
 
     def greedy(self, word: str, k: int, record: list | None = None):
         """The longest-match pieces ``(piece, start, end)`` of ``word``, or ``None`` when it is unknown."""
-        if len(word) > self.max_chars:
+        pieces = longest_match(word, self.known(k), self.prefix, record, self.max_chars)
+        if pieces is None:
             return None
-        known = self.known(k)
-        out, start, n = [], 0, len(word)
-        while start < n:
-            end, found, tried = n, None, []
-            while start < end:
-                sub = (self.prefix if start else "") + word[start:end]
-                tried.append(sub)
-                if sub in known:
-                    found = sub
-                    break
-                end -= 1
-            if record is not None:
-                record.append((tuple(p for p, _, _ in out), tuple(tried), found))
-            if found is None:
-                return None
-            out.append((found, start, end))
+        out, start = [], 0
+        for i, piece in enumerate(pieces):
+            end = start + len(piece) - (len(self.prefix) if i else 0)
+            out.append((piece, start, end))
             start = end
         return out
 

@@ -36,7 +36,7 @@ from ..merges.recorder import Recorder
 from ..merges.training import UNSET as _UNSET, Training, check_num_merges, prepare, resolve_convention
 from ..merges.trace import Merge, Trace
 
-__all__ = ["train_wordpiece", "iter_wordpiece", "wordpiece_encode_pieces", "WordPiece"]
+__all__ = ["train_wordpiece", "iter_wordpiece", "wordpiece_encode_pieces", "WordPiece", "longest_match"]
 
 MAX_CHARS_PER_WORD = 100  # as BERT: longer words become the unknown token
 
@@ -60,7 +60,7 @@ class WordPiece(Model):
 
     def walkthrough(self, word, trace, k):
         record: list = []
-        pieces = _greedy(word, _vocab(trace, k), trace.marker.text, record)
+        pieces = longest_match(word, _vocab(trace, k), trace.marker.text, record)
         steps = []
         for before, tried, cur in record:
             after = before + ((cur,) if cur is not None else ())
@@ -170,8 +170,19 @@ def _vocab(trace: Trace, k: int) -> set:
     return v
 
 
-def _greedy(word: str, vocab: set, prefix: str, record: list | None = None):
-    if len(word) > MAX_CHARS_PER_WORD:
+def longest_match(word: str, vocab, prefix: str, record: list | None = None,
+                  max_chars: int = MAX_CHARS_PER_WORD) -> tuple[str, ...] | None:
+    """WordPiece's encoder on one word: the longest entry of ``vocab`` that starts the rest of
+    the word (``prefix`` in front after the first piece), again and again; ``None`` when some
+    rest has no entry or the word is over ``max_chars`` (the whole word is then unknown).
+    ``record`` gets ``(pieces so far, pieces tried, piece found)`` per choice.
+
+    Example::
+
+        >>> longest_match("lowest", {"low", "##est", "##e"}, "##")
+        ('low', '##est')
+    """
+    if len(word) > max_chars:
         return None
     pieces = []
     start = 0
@@ -210,5 +221,5 @@ def wordpiece_encode_pieces(word: str, trace: Trace, k: int) -> tuple[str, ...]:
         >>> wordpiece_encode_pieces("bug", t, 3)  # no "b" in the vocabulary: the whole word is unknown
         ('bug',)
     """
-    pieces = _greedy(word, _vocab(trace, k), trace.convention.prefix)
+    pieces = longest_match(word, _vocab(trace, k), trace.convention.prefix)
     return (word,) if pieces is None else pieces
