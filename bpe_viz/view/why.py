@@ -82,7 +82,7 @@ def _merge_rows(why, tokenizer) -> str:
     rule = why.walkthrough.rule or "each iteration merges the learned pair with the lowest merge number present"
     return (f'<div style="{_NOTE}">The encoder\'s rule: {esc(rule)}. {len(steps):,} '
             f'merge{"s" if len(steps) != 1 else ""} here; the ones that built this token in bold:</div>'
-            f'<ol class="bpe-why-steps" style="margin:0.2em 0 0.4em 1.5em;padding:0">{"".join(rows)}</ol>{more}')
+            f'<ol class="bpe-why-steps" style="margin:0.2em 0 0.4em 2.6em;padding:0">{"".join(rows)}</ol>{more}')
 
 
 def _match_rows(why, tokenizer) -> str:
@@ -94,7 +94,7 @@ def _match_rows(why, tokenizer) -> str:
         rows.append(f'<li class="{cls}" style="{style}">{token_html(tok, convention=conv)}</li>')
     return (f'<div style="{_NOTE}">WordPiece takes the longest vocabulary entry that starts the rest of the '
             'word, again and again (no merges at encoding time):</div>'
-            f'<ol class="bpe-why-steps" style="margin:0.2em 0 0.4em 1.5em;padding:0">{"".join(rows)}</ol>')
+            f'<ol class="bpe-why-steps" style="margin:0.2em 0 0.4em 2.6em;padding:0">{"".join(rows)}</ol>')
 
 
 def _how_cut(why, tokenizer, size: float) -> str:
