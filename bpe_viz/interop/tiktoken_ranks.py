@@ -31,6 +31,7 @@ import gzip
 import os
 from contextlib import contextmanager
 from itertools import accumulate
+from operator import itemgetter
 from pathlib import Path
 
 from ..engine.bpe import replay_bpe
@@ -38,6 +39,9 @@ from ..engine.merges.trace import Trace
 from ..engine.text import BYTE_SYMBOLS
 
 __all__ = ["from_tiktoken", "read_ranks", "recover_merges"]
+
+SINGLE_BYTES = [bytes([b]) for b in range(256)]
+BASE64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
 
 
 def read_ranks(source, where: str | None = None) -> dict[bytes, int]:
@@ -66,14 +70,13 @@ def read_ranks(source, where: str | None = None) -> dict[bytes, int]:
         where, data = where or "tiktoken data", source
     else:
         raise TypeError(f"path_or_ranks must be a path, the file's bytes or a dict bytes -> rank, got {type(source).__name__}")
-    try:  # the fast way first; any doubt and the careful loop below says what is wrong
-        rows = [line.split() for line in data.splitlines() if line.strip()]
-        ranks = {binascii.a2b_base64(t, strict_mode=True): int(r) for t, r in rows if r.isdigit()}
-    except (ValueError, binascii.Error):
-        ranks = None
-    if ranks is not None and len(ranks) == len(rows):
-        check_ranks(ranks, where)
-        return ranks
+    ranks = read_fast(data)
+    if ranks is not None:
+        try:
+            check_ranks(ranks, where)
+            return ranks
+        except (TypeError, ValueError):
+            pass  # the careful loop below names the line
     ranks = {}
     for n, line in enumerate(data.splitlines(), 1):
         if not line.strip():
@@ -92,14 +95,34 @@ def read_ranks(source, where: str | None = None) -> dict[bytes, int]:
     return ranks
 
 
+def read_fast(data: bytes) -> dict[bytes, int] | None:
+    """The ranks of a well-formed file in bulk (every line ``base64 rank``, no blank line, no
+    token twice), or None at any doubt: then the careful loop of :func:`read_ranks` reads it."""
+    fields = data.split()
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if not fields or len(fields) != 2 * lines or not all(map(bytes.isdigit, fields[1::2])):
+        return None
+    encoded = fields[0::2]
+    if b"".join(encoded).translate(None, BASE64_ALPHABET):
+        return None  # a character outside base64's alphabet
+    try:
+        tokens = list(map(binascii.a2b_base64, encoded))
+    except binascii.Error:
+        return None
+    values = list(map(int, fields[1::2]))
+    ranks = dict(zip(tokens, values))
+    return ranks if len(ranks) == len(tokens) else None
+
+
 def check_ranks(ranks, where: str) -> None:
     """A ValueError/TypeError naming ``where`` unless ``ranks`` maps distinct non-empty bytes to
     the ranks ``0..n-1``, every single byte among them."""
     if not isinstance(ranks, dict):
         raise TypeError(f"{where}: ranks must be a dict bytes -> rank, got {type(ranks).__name__}")
-    values = list(ranks.values())
-    if (all(type(t) is bytes and t for t in ranks) and all(type(r) is int for r in values)
-            and sorted(values) == list(range(len(values))) and all(bytes([b]) in ranks for b in range(256))):
+    n = len(ranks)
+    if (n >= 256 and set(map(type, ranks)) == {bytes} and b"" not in ranks and set(map(type, ranks.values())) == {int}
+            and min(ranks.values()) == 0 and max(ranks.values()) == n - 1 and len(set(ranks.values())) == n
+            and all(map(ranks.__contains__, SINGLE_BYTES))):
         return  # the usual case, in bulk; otherwise the loop below names the first problem
     seen: dict[int, bytes] = {}
     for token, rank in ranks.items():
@@ -137,30 +160,28 @@ def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[
         >>> recover_merges(ranks)
         [(b'a', b'b'), (b'b', b'c'), (b'ab', b'c')]
     """
-    get = ranks.get
-    split: dict[bytes, tuple[bytes, bytes, int]] = {}  # token -> (left, right, its rank)
-    out = []
     by_rank = [b""] * len(ranks)
     for t, r in ranks.items():
         by_rank[r] = t  # the ranks run 0..n-1 (check_ranks)
+    # token -> its node (rank, left node, right node, token), for the tokens of lower rank than
+    # the one at hand only: so "is a token of lower rank" is one lookup, and walking down a
+    # merge tree follows references instead of looking each part up again
+    nodes: dict[bytes, tuple] = {}
+    get = nodes.get
+    out = []
+    append = out.append
     for rank, token in enumerate(by_rank):
-        n = len(token)
-        if n == 1:
+        if len(token) == 1:
+            nodes[token] = (rank, None, None, token)
             continue
-        if n == 2:  # two bytes: nothing else can merge first
-            pair = split[token] = (token[:1], token[1:], rank)
-            out.append(pair[:2])
-            continue
-        for i in range(n - 1, 0, -1):
-            a = token[:i]
-            ra = get(a)
-            if ra is None or ra >= rank:
+        for i in range(len(token) - 1, 0, -1):
+            a = get(token[:i])
+            if a is None:
                 continue
-            b = token[i:]
-            rb = get(b)
-            if rb is not None and rb < rank and survives(a, b, rank, get, split):
-                split[token] = (a, b, rank)
-                out.append((a, b))
+            b = get(token[i:])
+            if b is not None and survives(a, b, rank, get):
+                nodes[token] = (rank, a, b, token)
+                append((a[3], b[3]))
                 break
         else:
             raise ValueError(f"{where}: the token {token!r} (rank {rank}) cannot be made from tokens of lower rank: "
@@ -168,21 +189,21 @@ def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[
     return out
 
 
-def survives(x: bytes, y: bytes, limit: int, get, split: dict) -> bool:
-    """Whether BPE on the bytes of ``x + y`` (ranks below ``limit``) ends with ``[x, y]``;
-    ``split``: each multi-byte token of lower rank -> (left, right, rank)."""
+def survives(x: tuple, y: tuple, limit: int, get) -> bool:
+    """Whether BPE on the bytes of the tokens of nodes ``x`` and ``y`` laid end to end, with
+    the ranks below ``limit``, ends with ``[x, y]`` (nodes as in :func:`recover_merges`; ``get``
+    finds the node of a token of lower rank)."""
     while True:  # x + y itself has rank limit: start by undoing the last merge at the boundary
-        sx, sy = split.get(x), split.get(y)
-        if sx is None:
-            if sy is None:
+        if x[1] is None:
+            if y[1] is None:
                 return True
-            limit, y = sy[2] + 1, sy[0]
-        elif sy is None or sx[2] > sy[2]:  # x was made last: before it, its right part met y (ties go to x)
-            limit, x = sx[2], sx[1]
+            limit, y = y[0] + 1, y[1]
+        elif y[1] is None or x[0] > y[0]:  # x was made last: before it, its right part met y (ties go to x)
+            limit, x = x[0], x[2]
         else:  # y was made last (a tie is the same token twice: the left one was made first)
-            limit, y = sy[2] + 1, sy[0]
-        c = get(x + y)
-        if c is not None and c < limit:
+            limit, y = y[0] + 1, y[1]
+        c = get(x[3] + y[3])
+        if c is not None and c[0] < limit:
             return False  # the tokens meeting at the boundary merge before the next merge there
 
 
@@ -247,11 +268,14 @@ def gc_paused():
 def trace_from_ranks(ranks: dict[bytes, int], specials: dict[str, int], pattern: str, name, where: str) -> Trace:
     """The trace of checked ranks (see :func:`from_tiktoken`)."""
     pairs = recover_merges(ranks, where)
-    sym = byte_symbols(ranks)
-    merges = [(sym[a], sym[b]) for a, b in pairs]
+    by_rank = sorted(ranks, key=ranks.__getitem__)
+    symbols = byte_symbols(by_rank)
+    # each merge in byte symbols: its token's symbols (one per byte) cut where its left part ends
+    made = [s for t, s in zip(by_rank, symbols) if len(t) > 1]
+    merges = [(s[:k], s[k:]) for s, k in zip(made, map(len, map(itemgetter(0), pairs)))]
     trace = replay_bpe([], merges, end_of_word=None, byte_level=True, initial_alphabet="bytes",
                        pre_tokenizer=pattern, special_tokens=tuple(specials), algorithm="tiktoken-bpe")
-    vocab = {sym[t]: r for t, r in ranks.items()}
+    vocab = dict(zip(symbols, range(len(symbols))))
     vocab.update(specials)
     trace.explicit_vocab = vocab
     trace.id_table  # build now: a problem shows here, not at the first encode
@@ -259,12 +283,9 @@ def trace_from_ranks(ranks: dict[bytes, int], specials: dict[str, int], pattern:
     return trace
 
 
-def byte_symbols(ranks: dict[bytes, int]) -> dict[bytes, str]:
+def byte_symbols(tokens: list[bytes]) -> list[str]:
     """Each token in GPT-2's printable byte symbols (``b" the"`` -> ``"Ġthe"``), all in one
     translation of the tokens laid end to end."""
-    tokens = list(ranks)
-    table = str.maketrans({chr(b): BYTE_SYMBOLS[b] for b in range(256)})
-    text = b"".join(tokens).decode("latin-1").translate(table)
+    text = b"".join(tokens).decode("latin-1").translate(BYTE_SYMBOLS)
     ends = list(accumulate(map(len, tokens)))
-    return dict(zip(tokens, map(text.__getitem__, map(slice, [0, *ends[:-1]], ends))))
-
+    return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))

@@ -32,7 +32,7 @@ from ..merges.training import (UNSET as _UNSET, Training, check_num_merges, chec
                        resolve_convention)
 from ..merges.convention import unchanged_merges
 from ..merges.trace import Merge, Trace
-from ..text.markers import Marker
+from ..text.markers import Marker, check_unambiguous_merges
 
 __all__ = ["train_bpe", "iter_bpe", "replay_bpe", "best_pair", "PRESETS", "PRESET_TITLES", "TIE_BREAKS", "Training", "BPE"]
 
@@ -351,6 +351,11 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
     A merge whose pair does not occur is still recorded (count 0, nothing changes), so step
     numbers match the list. Conventions as in :func:`train_bpe`.
 
+    When a word of the corpus contains the marker text itself (``</w>`` typed in a word), a
+    pair that spells that text is ambiguous (the marker, or those characters?): it raises a
+    ValueError (:class:`~bpe_viz.engine.text.markers.MarkerAmbiguityError`) naming the item,
+    rather than replay differently from the training it came from. Other lists replay exactly.
+
     Example::
 
         >>> t = replay_bpe({"low": 5, "lower": 2}, [("l", "o"), ("x", "y")])
@@ -360,16 +365,19 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
         True
     """
     merges = list(merges)
-    for i, p in enumerate(merges):
-        if not (isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], str)
-                and p[0] and p[1]):
-            raise TypeError(f"merges: item {i} must be a pair of non-empty str, got {p!r}")
+    if not all_str_pairs(merges):
+        for i, p in enumerate(merges):
+            if not (isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], str)
+                    and p[0] and p[1]):
+                raise TypeError(f"merges: item {i} must be a pair of non-empty str, got {p!r}")
     unknown = sorted(set(convention) - set(CONVENTION_KEYWORDS) - {"id_layout", "algorithm", "prefix"})
     if unknown:
         raise TypeError(f"replay_bpe() got unexpected keyword arguments {unknown}")
     conv = resolve_convention(preset, PRESETS, {}, **{**convention, "min_frequency": 1})
     words, counts, initial, marker = prepare(corpus, conv)
     trace = Trace(words, counts, initial, conv, internal_marker=marker)
+    if trace.remaps_marker:  # the marker text typed inside a word: a pair spelling it is ambiguous
+        check_unambiguous_merges(merges, trace.marker.text, words, byte_level=conv.byte_level)
     trace.model.prepare_trace(trace)
     state = PairIndex(initial, counts, False)
     rec = Recorder(trace, state)
@@ -393,6 +401,18 @@ def replay_bpe(corpus, merges: Iterable[tuple[str, str]], *, preset: str | None 
         rec.record(Merge(step, (a, b), trace.show(tok), count, None, trace, pair, tok), change)
     rec.finish("num_merges")
     return trace
+
+
+def all_str_pairs(merges: list) -> bool:
+    """Whether every item is a tuple of two non-empty str, checked in bulk (a 200,000-merge
+    vocabulary read from a file notices a Python loop); the loop in :func:`replay_bpe` finds the
+    first item that is not."""
+    if not merges:
+        return True
+    if set(map(type, merges)) != {tuple} or set(map(len, merges)) != {2}:
+        return False
+    lefts, rights = zip(*merges)
+    return set(map(type, lefts)) == set(map(type, rights)) == {str} and all(lefts) and all(rights)
 
 
 # -- encoding ---------------------------------------------------------------------------------

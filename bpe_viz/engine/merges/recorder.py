@@ -135,8 +135,12 @@ class History:
     def record_unchanged(self, pairs: list, tokens: list):
         """Many merges that change nothing (no word holds their pairs), in one go."""
         made, start = self._made, len(self.base_symbols) + len(self.merged_tokens)
-        for i, tok in enumerate(tokens, start):
-            made.setdefault(tok, i)
+        new = dict(zip(tokens, range(start, start + len(tokens))))
+        if len(new) == len(tokens) and made.keys().isdisjoint(new):
+            made.update(new)  # no token made twice (a real vocabulary): in bulk
+        else:
+            for i, tok in enumerate(tokens, start):
+                made.setdefault(tok, i)
         self.merged_pairs.extend(pairs)
         self.merged_tokens.extend(tokens)
         n = len(tokens)

@@ -29,6 +29,8 @@ Example::
 
 from __future__ import annotations
 
+from itertools import compress
+
 from ..text.alphabet import BYTE_SYMBOLS
 
 __all__ = ["IdTable", "ID_LAYOUTS", "GPT2_BYTE_ORDER", "check_dense_ids"]
@@ -62,12 +64,30 @@ def check_dense_ids(vocab: dict, where: str) -> None:
         ValueError: vocab: token 'b' has id 50000000, far past the 2 entries (ids must be below 2 * 2 + 1024 = 1028; real vocabularies number their tokens densely)
     """
     limit = ID_SLACK_FACTOR * len(vocab) + ID_SLACK
+    if not vocab or max(vocab.values()) < limit:
+        return
     for tok, i in vocab.items():
         if i >= limit:
             raise ValueError(f"{where}: token {tok!r} has id {i}, far past the {len(vocab)} entries (ids must be below "
                              f"{ID_SLACK_FACTOR} * {len(vocab)} + {ID_SLACK} = {limit}; real vocabularies number "
                              "their tokens densely)")
 
+
+def first_ids(keys: list, kinds: list, wanted) -> dict:
+    """``{key: position}`` of the ``keys`` whose kind passes ``wanted`` (a predicate), the first
+    position winning a repeated key, in order of first appearance; in bulk when no key repeats,
+    as in a real vocabulary."""
+    mask = list(map(wanted, kinds))
+    d = dict(zip(compress(keys, mask), compress(range(len(keys)), mask)))
+    if len(d) == sum(mask):
+        return d
+    d = {}
+    for k, i in zip(compress(keys, mask), compress(range(len(keys)), mask)):
+        d.setdefault(k, i)
+    return d
+
+
+IN_VOCAB = frozenset(("base", "merge"))  # kinds whose tokens the merges can make
 
 SPECIAL = object()  # what decode sees for a special token's id (its text comes from the table)
 
@@ -127,12 +147,17 @@ class IdTable:
         kinds: list = ["unused"] * n
         # internal and public spellings agree unless the marker is remapped: no per-token calls then
         show = trace.show if trace.remaps_marker else None
-        for tok, i in vocab.items():
-            internal[i] = tok if show is None else trace.internal(tok)
-            kinds[i] = "base"
+        if show is None and list(vocab.values()) == list(range(n)):  # ids 0..n-1 in order: in bulk
+            internal = list(vocab)
+            kinds = ["base"] * n
+        else:
+            for tok, i in vocab.items():
+                internal[i] = tok if show is None else trace.internal(tok)
+                kinds[i] = "base"
         public = merged if show is None else list(map(show, merged))
-        missing = [t for t in (*base, *merged) if (t if show is None else show(t)) not in vocab]
-        if missing:
+        if not (all(map(vocab.__contains__, base if show is None else map(show, base)))
+                and all(map(vocab.__contains__, public))):
+            missing = [t for t in (*base, *merged) if (t if show is None else show(t)) not in vocab]
             raise ValueError(f"vocab: {len(missing)} tokens of the merges have no id, e.g. {missing[0]!r}")
         self.merge_ids = list(map(vocab.__getitem__, public))
         for i in self.merge_ids:
@@ -153,34 +178,31 @@ class IdTable:
         self._finish(trace, internal, kinds)
 
     def _finish(self, trace, internal, kinds):
+        # written in bulk, no per-token Python calls: a 200,000-token vocabulary notices
         self.kinds = kinds
-        self.merge_step = {i: k + 1 for k, i in enumerate(self.merge_ids)}
-        self.internal = [None if k == "unk" else t for t, k in zip(internal, kinds)]
-        show = trace.show if trace.remaps_marker else None
-
-        def public(t, k):
-            if k == "unk":
-                return trace.unk_token
-            if t is None:
-                return ""  # an id an explicit vocabulary leaves unused
-            return t if k == "special" or show is None else show(t)
-
-        self.tokens = [public(t, k) for t, k in zip(internal, kinds)]
-        self.ids: dict[str, int] = {}
-        self.specials: dict[str, int] = {}
-        for i, (t, k) in enumerate(zip(internal, kinds)):
-            if k in ("base", "merge") and t is not None:
-                self.ids.setdefault(t, i)
-            elif k == "special":
-                self.specials.setdefault(t, i)
-        self.public: dict[str, int] = {}
-        for i, t in enumerate(self.tokens):
-            if kinds[i] != "unused":
-                self.public.setdefault(t, i)
+        self.merge_step = dict(zip(self.merge_ids, range(1, len(self.merge_ids) + 1)))
+        n = len(internal)
+        self.internal = list(internal)
+        tokens = list(internal) if not trace.remaps_marker else [
+            t if t is None or k == "special" else trace.show(t) for t, k in zip(internal, kinds)]
+        for i in compress(range(n), map("unk".__eq__, kinds)):
+            self.internal[i] = None
+            tokens[i] = trace.unk_token
+        if None in tokens:  # ids an explicit vocabulary leaves unused
+            tokens = ["" if t is None else t for t in tokens]
+        self.tokens = tokens
+        ids = first_ids(internal, kinds, IN_VOCAB.__contains__)
+        ids.pop(None, None)
+        self.ids: dict[str, int] = ids
+        self.specials: dict[str, int] = first_ids(internal, kinds, "special".__eq__)
+        self.public: dict[str, int] = first_ids(tokens, kinds, "unused".__ne__)
         # merged tokens follow the alphabet in every layout but an explicit vocabulary; then a
         # token id is valid with k merges iff it is below the id of merge k + 1
-        self.ordered = all(b == a + 1 for a, b in zip(self.merge_ids, self.merge_ids[1:])) and (
-            not self.merge_ids or all(i < self.merge_ids[0] for t, i in self.ids.items() if kinds[i] == "base"))
+        m = self.merge_ids
+        first = m[0] if m else n
+        self.ordered = m == list(range(first, first + len(m))) and (
+            max(compress(range(n), map("base".__eq__, kinds)), default=-1) < first
+            or all(i < first for t, i in ids.items() if kinds[i] == "base"))
 
     def limit(self, k: int) -> int | None:
         """Token ids below this are valid with the first ``k`` merges (``None``: check each)."""
