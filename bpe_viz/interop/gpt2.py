@@ -30,6 +30,7 @@ from pathlib import Path
 from ..engine.bpe.model import BPE, replay_bpe
 from ..engine.merges.trace import Trace
 from ..engine.merges.vocab import check_dense_ids
+from .subword_nmt import refuse_ambiguous_merges
 
 __all__ = ["read_merges", "write_merges"]
 
@@ -72,6 +73,9 @@ def read_merges(path_or_lines, vocab=None, special_tokens=None) -> Trace:
     ``path_or_lines``: a path, or the file's lines. ``vocab``: ``None`` (GPT-2's id layout), a
     path to a ``vocab.json`` or a ``{token: id}`` mapping. ``special_tokens``: texts that are
     their own token (``["<|endoftext|>"]`` for GPT-2); with a ``vocab`` their ids come from it.
+
+    The trace has no marker (byte-level, ``end_of_word=None``), so a line is always literal
+    text (``</w> </w>`` merges those characters): read and written back, it means the same.
     """
     merges = parse_merges(path_or_lines)
     where = "vocab"
@@ -108,12 +112,16 @@ def _read_vocab_json(path: str) -> dict:
 
 
 def write_merges(trace: Trace, path, num_merges: int | None = None) -> None:
-    """Write a trace's merges as a GPT-2 / Hugging Face ``merges.txt`` (``#version: 0.2``)."""
+    """Write a trace's merges as a GPT-2 / Hugging Face ``merges.txt`` (``#version: 0.2``).
+
+    A ValueError, and nothing written, if a merge spells the marker text while a corpus word
+    contains that text too: the file could not say which is the marker."""
     if not isinstance(trace, Trace):
         raise TypeError(f"trace must be a Trace, got {type(trace).__name__}")
     if not isinstance(trace.model, BPE):
         raise ValueError("trace: only BPE traces have merges to write")
     merges = trace.merges if num_merges is None else trace.merges[:num_merges]
+    refuse_ambiguous_merges(trace, merges)
     lines = ["#version: 0.2"]
     for m in merges:
         a, b = m.pair

@@ -8,6 +8,13 @@
 * :func:`to_apply_bpe`: an :class:`~bpe_viz.engine.encoding.Encoding` written the way
   ``subword-nmt apply-bpe`` writes its output (``lo@@ west``), to compare line for line.
 
+A codes file spells merges as text, and subword-nmt compares symbols as strings: every ``</w>``
+in a line is its marker. When a corpus word contains ``</w>`` itself, bpe-viz keeps the typed
+text apart from the marker, and a line that spells ``</w>`` becomes ambiguous. Both directions
+then refuse with a ValueError (never a file that replays differently): :func:`write_codes` at the
+first such merge (``num_merges`` below it writes the rest), :func:`replay_codes` naming the line.
+Lines without ``</w>`` mean the same symbols either way and replay exactly.
+
 Example::
 
     >>> import io
@@ -23,12 +30,12 @@ Example::
 
 from __future__ import annotations
 
-import io
 import os
 
 from ..engine.bpe.model import BPE, replay_bpe
 from ..engine.merges.trace import Trace
 from ..engine.merges.training import check_num_merges
+from ..engine.text.markers import MarkerAmbiguityError, check_unambiguous_merges
 
 __all__ = ["write_codes", "read_codes", "replay_codes", "to_apply_bpe"]
 
@@ -48,12 +55,24 @@ def _codes_version(trace: Trace) -> str:
 def write_codes(trace: Trace, file, num_merges: int | None = None) -> None:
     """Write the first ``num_merges`` merges (all by default) as a subword-nmt codes file.
 
-    ``file``: a path or a text file object.
+    ``file``: a path or a text file object. A ValueError if a merge spells ``</w>`` while a
+    corpus word contains ``</w>`` too (the file could not say which is the marker); nothing is
+    written then.
+
+    Example::
+
+        >>> import io
+        >>> from bpe_viz import train_bpe
+        >>> write_codes(train_bpe("</w></w></w>", 40), io.StringIO())
+        Traceback (most recent call last):
+        ...
+        ValueError: trace: merge 4 ('</w>', '</w>') contains the marker text '</w>', which also occurs inside a word ... num_merges=3 writes the merges before it
     """
     if not isinstance(trace, Trace):
         raise TypeError(f"trace must be a Trace, got {type(trace).__name__}")
     version = _codes_version(trace)
     merges = trace.merges if num_merges is None else trace.merges[: check_num_merges(num_merges)]
+    refuse_ambiguous_merges(trace, merges)
     lines = [f"#version: {version}"]
     for m in merges:
         a, b = m.pair
@@ -68,6 +87,21 @@ def write_codes(trace: Trace, file, num_merges: int | None = None) -> None:
         file.write(data)
     else:
         raise TypeError(f"file must be a path or a writable text file, got {type(file).__name__}")
+
+
+def refuse_ambiguous_merges(trace: Trace, merges) -> None:
+    """ValueError at the first of a trace's ``merges`` that spells the marker text, if a corpus
+    word contains it too: a file of merges spelled as text (a codes file, a ``merges.txt``)
+    could not say which is the marker (see the module docstring)."""
+    if not trace.remaps_marker:
+        return
+    try:
+        check_unambiguous_merges([m.pair for m in merges], trace.marker.text, trace.words,
+                                 byte_level=trace.convention.byte_level)
+    except MarkerAmbiguityError as exc:
+        m = merges[exc.index]
+        raise ValueError(f"trace: merge {m.step} {m.pair!r} {exc.reason}; "
+                         f"num_merges={m.step - 1} writes the merges before it") from None
 
 
 def _codes_text(file) -> str:
@@ -95,7 +129,18 @@ def read_codes(file) -> list[tuple[str, str]]:
     ``file``: a path, a text file object, or the codes text itself when it starts with
     ``#version:``.
     """
-    text = _codes_text(file)
+    return [pair for _, pair in _numbered_codes(_codes_text(file))]
+
+
+def _file_name(file) -> str:
+    """What an error calls ``file``: its path, else "file" (codes text, a file object)."""
+    if isinstance(file, os.PathLike) or (isinstance(file, str) and not file.startswith("#version:")):
+        return os.fspath(file)
+    return "file"
+
+
+def _numbered_codes(text: str) -> list[tuple[int, tuple[str, str]]]:
+    """(line number, pair) for every merge line of a codes text."""
     pairs = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.strip("\r\n ")
@@ -106,12 +151,16 @@ def read_codes(file) -> list[tuple[str, str]]:
         parts = line.split(" ")
         if len(parts) != 2:
             raise ValueError(f"file: line {n} must be two symbols separated by one space, got {line!r}")
-        pairs.append((parts[0], parts[1]))
+        pairs.append((n, (parts[0], parts[1])))
     return pairs
 
 
 def replay_codes(corpus, file, **convention) -> Trace:
     """Replay a subword-nmt codes file over a corpus (its version line sets the marker style).
+
+    When a corpus word contains ``</w>`` itself, a line that spells ``</w>`` is a ValueError
+    naming the file and the line (the marker, or the typed text? subword-nmt cannot tell them
+    apart either); lines without it replay exactly.
 
     Example::
 
@@ -128,7 +177,11 @@ def replay_codes(corpus, file, **convention) -> Trace:
         attach = False
     convention.setdefault("end_of_word", "</w>")
     convention.setdefault("attach_end_of_word", attach)
-    return replay_bpe(corpus, read_codes(io.StringIO(text)), **convention)
+    numbered = _numbered_codes(text)
+    try:
+        return replay_bpe(corpus, [pair for _, pair in numbered], **convention)
+    except MarkerAmbiguityError as exc:
+        raise ValueError(f"{_file_name(file)}: line {numbered[exc.index][0]} {exc.pair!r} {exc.reason}") from None
 
 
 def to_apply_bpe(encoding, separator: str = "@@") -> str:

@@ -17,6 +17,9 @@ marker is drawn dimmed). Each convention is one class here:
 with the marker ``_``), a trace spells the marker internally with a private-use character, so a
 literal ``_`` and the marker never count as one symbol. :meth:`Marker.spelling_for` chooses that
 spelling; every method taking ``m`` takes the spelling in use. Public views show the marker text.
+A merge list spelled in public text cannot make that distinction (is ``</w>`` in
+``('</w>', '</w>')`` the marker or four characters?): :func:`check_unambiguous_merges` refuses
+such a list where it would otherwise replay silently differently.
 
 Example::
 
@@ -32,7 +35,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["Marker", "NoMarker", "EndOfWord", "ContinuingPrefix", "BeginOfWord", "marker_from"]
+from .alphabet import bytes_to_symbols
+
+__all__ = ["Marker", "NoMarker", "EndOfWord", "ContinuingPrefix", "BeginOfWord", "marker_from",
+           "MarkerAmbiguityError", "check_unambiguous_merges"]
 
 
 class Marker:
@@ -241,7 +247,7 @@ class BeginOfWord(Marker):
         return _free_spelling(self.text, views)
 
     def initial(self, units, m):
-        return (m, *units) if units else ()
+        return (m, *units)  # an empty word is the marker alone (SentencePiece: a typed "▁")
 
     def body(self, symbol, m, first):
         return symbol[len(m):] if symbol.startswith(m) else symbol
@@ -286,6 +292,51 @@ def _free_spelling(marker: str, views) -> str:
         if chr(cp) not in used:
             return chr(cp)
     raise ValueError("corpus: no free private-use character to stand for the word marker")
+
+
+class MarkerAmbiguityError(ValueError):
+    """A merge spells the marker text while a word of the corpus contains that text too.
+
+    ``index`` and ``pair``: the first such merge of the list; ``reason``: the message without
+    the argument name, for a caller that names a file and line instead."""
+
+    def __init__(self, argname: str, index: int, pair, marker: str, word: str | None):
+        self.index, self.pair, self.marker, self.word = index, pair, marker, word
+        example = f" ({word!r})" if word is not None else ""
+        self.reason = (
+            f"contains the marker text {marker!r}, which also occurs inside a word of the corpus{example}, "
+            f"so the list is ambiguous: spelled as text, a merge cannot say whether {marker!r} in it is the "
+            f"marker or those characters, and replaying it could silently differ from the run it came from. "
+            f"Use a corpus without {marker!r} inside words, or a marker that no word contains"
+        )
+        super().__init__(f"{argname}: item {index} {pair!r} {self.reason}")
+
+
+def check_unambiguous_merges(pairs, marker: str | None, words, argname: str = "merges", byte_level: bool = False) -> None:
+    """Raise :class:`MarkerAmbiguityError` at the first pair that contains the ``marker`` text,
+    if a word of ``words`` contains it too (the trace spells its marker privately then).
+    ``byte_level``: the pairs are spelled in GPT-2's byte symbols, so the words are looked at so.
+
+    A pair without the marker text means the same symbols in both spellings, so a list of
+    those replays exactly; a corpus without the marker text inside words is never refused.
+
+    Example::
+
+        >>> check_unambiguous_merges([("l", "o"), ("lo", "w</w>")], "</w>", ["low"])  # no word has it
+        >>> check_unambiguous_merges([("<", "/"), ("e", "</w>")], "</w>", ["see</w>"])
+        Traceback (most recent call last):
+        ...
+        bpe_viz.engine.text.markers.MarkerAmbiguityError: merges: item 1 ('e', '</w>') contains the marker text '</w>', which also occurs inside a word of the corpus ('see</w>'), so the list is ambiguous: ...
+    """
+    if not marker:
+        return
+    views = map(bytes_to_symbols, words) if byte_level else words
+    word = next((w for w in views if marker in w), None)
+    if word is None:
+        return
+    for i, (a, b) in enumerate(pairs):
+        if marker in a or marker in b:
+            raise MarkerAmbiguityError(argname, i, (a, b), marker, word)
 
 
 @lru_cache(maxsize=8192)
