@@ -81,6 +81,17 @@ def first_diff(a: list, b: list) -> str:
     return f"lengths differ: ours {len(a)}, sentencepiece {len(b)}"
 
 
+def assert_limits(corpus, lo: int, hi: int):
+    """``train_bpe(corpus, preset="sentencepiece")`` refuses ``hi + 1`` naming the maximum ``hi``
+    SentencePiece names, and refuses ``lo - 1``."""
+    with pytest.raises(ValueError, match="vocab_size") as above:
+        train_bpe(corpus, vocab_size=hi + 1, preset="sentencepiece")
+    assert re.search(rf"(?<!\d){hi}(?!\d)", str(above.value)), \
+        f"the error should name SentencePiece's maximum {hi}: {above.value}"
+    with pytest.raises(ValueError, match="vocab_size"):
+        train_bpe(corpus, vocab_size=lo - 1, preset="sentencepiece")
+
+
 #: our name of a training option -> SentencePiece's (the others are spelled alike)
 SP_OPTION = {"max_piece_length": "max_sentencepiece_length"}
 
@@ -142,12 +153,7 @@ def test_examples_every_vocab_size(name):
     bad = piece_list_diffs(corpus, lines, range(lo, hi + 1))
     assert not bad, f"{name}: piece lists differ at {len(bad)} of {hi - lo + 1} sizes; first: {bad[:3]}"
 
-    with pytest.raises(ValueError, match="vocab_size") as above:
-        train_bpe(corpus, vocab_size=hi + 1, preset="sentencepiece")
-    assert re.search(rf"(?<!\d){hi}(?!\d)", str(above.value)), \
-        f"the error should name SentencePiece's maximum {hi}: {above.value}"
-    with pytest.raises(ValueError, match="vocab_size"):
-        train_bpe(corpus, vocab_size=lo - 1, preset="sentencepiece")
+    assert_limits(corpus, lo, hi)
 
 
 @pytest.mark.parametrize("name", list(EXAMPLES))

@@ -16,9 +16,13 @@ that make Llama's or T5's vocabulary differ from the textbook's on the same text
 * **ties go to the shorter piece**, then the smaller string (tie rule ``"shorter"``);
 * **one piece per string**: when a second pair would make a string already made (``a aa``
   after ``aa a``), it is skipped for good;
-* **pieces that no longer occur still count**: when every word is one symbol, SentencePiece
-  goes on with the pairs it has seen whose count fell to 0 (shortest first), and a
-  ``vocab_size`` above what it can make is an error (it names the largest size it accepts);
+* **pieces that no longer occur still count**: when no pair occurs any more, SentencePiece
+  goes on with every pair it has met whose count fell to 0 (shortest first) — also the ones a
+  merge showed for a moment, as it merges occurrences one at a time, left to right
+  (:func:`met_pairs`: ``.. .`` while ``. .`` becomes ``..`` in ``....``) — and a ``vocab_size``
+  above what it can make is an error (it names the largest size it accepts);
+* **a typed ``▁`` is a space**: SentencePiece's normalizer writes every space as ``▁``, so one
+  in the text starts a word (:class:`~bpe_viz.engine.text.pretokenize.SentencePieceSpace`);
 * **ids**: ``<unk> <s> </s>``, the merged pieces in order, then the alphabet by frequency;
 * **the encoder is piece-based** (``bpe_model.cc``): it merges any two neighbours whose
   concatenation is in the vocabulary, the piece made earliest first (leftmost among equals), one
@@ -26,7 +30,8 @@ that make Llama's or T5's vocabulary differ from the textbook's on the same text
   characters is one piece (its id is ``<unk>``).
 
 Checked against ``sentencepiece`` 0.2.3 (``normalization_rule_name="identity"``, other options
-default) in ``tests/test_sentencepiece.py``.
+default) in ``tests/test_sentencepiece.py`` and, on generated odd texts at every vocabulary size,
+``tests/test_sentencepiece_exact.py``.
 
 Example::
 
@@ -47,7 +52,7 @@ from ..merges.convention import Merge
 from ..merges.model import register
 from ..text.scripts import NOT_CHARACTERS, required_characters, valid_piece
 
-__all__ = ["SentencePieceBPE", "PIECE_RULE", "merge_pieces", "piece_ranks"]
+__all__ = ["SentencePieceBPE", "PIECE_RULE", "merge_pieces", "piece_ranks", "met_pairs"]
 
 
 # -- the model --------------------------------------------------------------------------------
@@ -70,12 +75,14 @@ class SentencePieceBPE(BPE):
                 "encodes by piece (earliest piece first)"]
 
     def tail_merges(self, trace, state, recorder, heap, step, num_merges):
-        """When every word is one symbol, SentencePiece goes on with the pairs it has seen whose
-        count fell to 0, in tie-rule order (shortest first), one piece per string."""
+        """When no pair occurs any more, SentencePiece goes on with every pair it ever met whose
+        count fell to 0 (:func:`met_pairs`: including the ones a merge showed only for a moment),
+        in tie-rule order (shortest first), one piece per string."""
         merged = set(trace.history.merged_pairs)
+        allowed = heap.allowed or (lambda pair: True)
         show, join, m = trace.show, trace.marker.join, trace.internal_marker
-        for pair in sorted((p for p in heap.seen if p not in merged and p not in heap.skipped),
-                           key=lambda p: heap.key(p, None)):
+        pending = [p for p in met_pairs(trace) if p not in merged and allowed(p)]
+        for pair in sorted(pending, key=lambda p: (heap.key(p, None), p)):
             if step >= num_merges:
                 return "num_merges"
             a, b = pair
@@ -138,6 +145,45 @@ register(SentencePieceBPE())
 PIECE_RULE = ("each iteration merges the two neighbours that make the earliest piece of the vocabulary "
               "(the leftmost if several), one place at a time: pieces, not learned pairs")
 SentencePieceBPE.encoder_rule = PIECE_RULE
+
+
+def met_pairs(trace) -> set:
+    """Every internal pair SentencePiece's trainer met in the merges of ``trace`` so far: the
+    neighbours in each word before any merge and after each merge, and the ones a merge showed
+    only for a moment.
+
+    subtle: ``AcceptSymbol`` (``bpe_model_trainer.cc``) merges the occurrences of a pair one at
+    a time, left to right, and after each one registers the new neighbour pairs
+    (``AddNewPair(sid, pos.left, next)``). When two occurrences touch, the right-hand one is not
+    merged yet, so it meets ``(token, left)``: merging ``(. .)`` in ``. . . .`` shows ``.. . .``
+    (the pair ``.. .``) before ``.. ..``. Such a pair keeps a place in the trainer's queue with
+    count 0 and becomes a piece once the pairs that occur run out (``...`` for ``....``).
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> t = train_bpe("....", num_merges=1, preset="sentencepiece")
+        >>> sorted(met_pairs(t))
+        [('.', '.'), ('..', '.'), ('..', '..'), ('▁', '.'), ('▁', '..')]
+    """
+    h = trace.history
+    words = list(h.initial)
+    met = {p for syms in words for p in zip(syms, syms[1:])}
+    for step, ((a, b), tok) in enumerate(zip(h.merged_pairs, h.merged_tokens), 1):
+        for w in h.changed_words(step):
+            syms, out, i, end = words[w], [], 0, -1
+            while i < len(syms):
+                if syms[i] == a and i + 1 < len(syms) and syms[i + 1] == b:
+                    if i == end:  # touches the occurrence just merged: "tok a b" for a moment
+                        met.add((tok, a))
+                    out.append(tok)
+                    i = end = i + 2
+                else:
+                    out.append(syms[i])
+                    i += 1
+            words[w] = new = tuple(out)
+            met.update(zip(new, new[1:]))
+    return met
 
 
 def piece_ranks(trace, k: int) -> dict:

@@ -137,7 +137,7 @@ def _word_encoder(trace, k: int, segment):
             # and made_at are worked out when asked for
             syms = segment(ow)
             tids = tuple(map(ids_get, syms))
-            if None not in tids and max(tids) < limit:
+            if None not in tids and max(tids, default=-1) < limit:
                 return syms, tids, None, None
         nw, nmap = _norm_map(ow, form)
         syms = segment(nw)

@@ -171,6 +171,10 @@ class SentencePieceSpace(AsciiSpace):
     each word is what lies between spaces (tabs and U+00A0 stay inside; the ``▁`` in front of
     each word is the marker's, :class:`~bpe_viz.engine.text.markers.BeginOfWord`).
 
+    A ``▁`` typed in the text is what SentencePiece makes of a space, so it starts a word too:
+    ``"▁a▁a ▁a"`` is the words ``"" a a "" a`` (SentencePiece's ``▁ ▁a ▁a ▁ ▁a``: an empty word
+    is a ``▁`` alone); typed ones at the end of a line go with the trailing spaces.
+
     Training skips what SentencePiece's trainer skips: a line longer than 4,192 bytes, a line
     holding its reserved ``▅`` (U+2585), and it reads ``<unk>``, ``<s>`` and ``</s>`` in the
     text as spaces. Encoding keeps every line.
@@ -179,23 +183,31 @@ class SentencePieceSpace(AsciiSpace):
 
         >>> SentencePieceSpace().words("  Hello   world\\n a\\u00a0b ")
         ['Hello', 'world', 'a\xa0b']
+        >>> SentencePieceSpace().words("▁a▁a ▁a▁")
+        ['', 'a', 'a', '', 'a']
     """
 
     name = "sentencepiece"
     MAX_LINE_BYTES = 4192  # max_sentence_length's default
+    MARK = "\u2581"
 
     def split(self, text):
         out, start = [], 0
         for line in text.split("\n"):
-            pos = start
-            for w in line.split(" "):
-                if w:
-                    out.append((w, (pos, pos + len(w))))
-                pos += len(w) + 1
+            if self.MARK in line:
+                out.extend((line[a:b], (start + a, start + b)) for a, b in _marked_words(line, self.MARK))
+            else:
+                pos = start
+                for w in line.split(" "):
+                    if w:
+                        out.append((w, (pos, pos + len(w))))
+                    pos += len(w) + 1
             start += len(line) + 1
         return out
 
     def words(self, text):
+        if self.MARK in text:
+            return [w for w, _ in self.split(text)]
         return [w for line in text.split("\n") for w in line.split(" ") if w]
 
     def training_words(self, text):
@@ -205,8 +217,18 @@ class SentencePieceSpace(AsciiSpace):
                 continue
             if "<" in line:
                 line = line.replace("<unk>", " ").replace("<s>", " ").replace("</s>", " ")
-            out.extend(w for w in line.split(" ") if w)
+            if self.MARK in line:
+                out.extend(line[a:b] for a, b in _marked_words(line, self.MARK))
+            else:
+                out.extend(w for w in line.split(" ") if w)
         return out
+
+    def join(self, pieces):
+        # subtle: SentencePiece's decoder drops every marker in front of the first word
+        i = 0
+        while i < len(pieces) - 1 and not pieces[i]:
+            i += 1
+        return " ".join(pieces[i:])
 
     def describe(self):
         return "each line a sentence, split at the ASCII space (SentencePiece)"
@@ -216,6 +238,30 @@ class SentencePieceSpace(AsciiSpace):
 
     def __hash__(self):
         return hash(SentencePieceSpace)
+
+
+def _marked_words(line: str, mark: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each word of one line that holds a typed ``mark``, as
+    SentencePiece's normalizer and ``SplitIntoWords`` cut it: leading spaces dropped, a run of
+    spaces one boundary, each ``mark`` a boundary of its own, empty words at the end dropped.
+    Example: ``"a ▁  b"`` -> ``a`` ``""`` ``""`` ``b`` (SentencePiece: ``▁a ▁ ▁ ▁b``)."""
+    n = len(line)
+    i = len(line) - len(line.lstrip(" "))
+    out, start = [], i
+    while i < n:
+        c = line[i]
+        if c == " " or c == mark:
+            out.append((start, i))
+            i += 1
+            while c == " " and i < n and line[i] == " ":
+                i += 1
+            start = i
+        else:
+            i += 1
+    out.append((start, n))
+    while out and out[-1][0] == out[-1][1]:
+        out.pop()
+    return out
 
 
 class Pattern(PreTokenizer):
