@@ -51,8 +51,19 @@ check: $(STAMP)
 	$(PY) -m pytest tests -m "not slow" --ignore=tests/browser
 	$(PY) -m pytest $(NBVAL)
 
+# subtle: notebook_shim, a server extension JupyterLab installs for the classic Notebook's
+# extensions, reads every setting of the server as it starts; reading ServerApp.token, which
+# jupyter_server 2 deprecated, prints a DeprecationWarning with a source line that reads like an
+# error (Voilà's extension makes traitlets' deprecation warnings show). Setting the token does not
+# help (--IdentityProvider.token is still read through ServerApp.token, and setting both logs a
+# warning of its own); nothing here uses classic-Notebook extensions, so the shim stays off.
+LAB_QUIET := --ServerApp.jpserver_extensions="{'notebook_shim': False}"
+# no browser to open (a container, CI, ssh): the URL to paste, without Jupyter's "No web browser
+# found" warning (the same test Jupyter makes; only evaluated when `make lab` runs)
+LAB_BROWSER = $(shell $(PY) -c "import webbrowser; webbrowser.get()" >/dev/null 2>&1 || echo --no-browser)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/
+	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_QUIET) $(LAB_BROWSER) $(LAB_ARGS) notebooks/
 
 PRESENT ?= notebooks/01_from_compression_to_subwords.ipynb
 

@@ -25,8 +25,6 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import functools
-import threading
 import unicodedata
 
 import ipywidgets as widgets
@@ -114,18 +112,6 @@ class Debouncer:
         self._handle = None
 
 
-def _serialized(method):
-    """``method`` run under the explorer's lock. subtle: JupyterLab (4.4 on) sends widget messages
-    over a kernel subshell, and ipykernel 7 handles each control's messages on the thread that last
-    published on it: two controls can call back at once (main shell and subshell), and a render
-    that started first (the row's first token) could write its "why" last, under another token."""
-    @functools.wraps(method)
-    def locked(self, *args, **kwargs):
-        with self._lock:
-            return method(self, *args, **kwargs)
-    return locked
-
-
 class SideBySideExplorer(Explorer):
     """One text through several tokenizers side by side (``tokenizers``: a dict name ->
     tokenizer, or a list), and why a chosen token is what it is.
@@ -149,8 +135,9 @@ class SideBySideExplorer(Explorer):
     _save_stem = "side-by-side"
 
     def __init__(self, tokenizers, text: str | None = None, *, size: float = 1.0):
+        # (its handlers run one at a time, as every explorer's: without the lock a render started
+        # first, for the row's first token, could write its "why" last, under another token)
         super().__init__()
-        self._lock = threading.RLock()  # see _serialized
         self._hold = True
         self._setup_common(size)
         self.tokenizers = named_tokenizers(tokenizers)  # a programmer's argument: errors are raised
@@ -213,7 +200,6 @@ class SideBySideExplorer(Explorer):
                 f"({', '.join(self.tokenizers)})")[:160]
 
     # -- the text ---------------------------------------------------------------------------
-    @_serialized
     def _typed(self, value: str):
         """The text box, a moment after the last key."""
         if value != LANGUAGES.get(self._sample_dd.value):
@@ -221,7 +207,6 @@ class SideBySideExplorer(Explorer):
                 self._sample_dd.value = ""
         self.text = value
 
-    @_serialized
     def _sample_chosen(self, change):
         if self._hold or not change["new"]:
             return
@@ -235,7 +220,6 @@ class SideBySideExplorer(Explorer):
             self._typing.cancel()
         self._recompute()
 
-    @_serialized
     def _recompute(self):
         if self._hold:
             return
@@ -252,7 +236,6 @@ class SideBySideExplorer(Explorer):
         self._render()
 
     # -- which token is explained -----------------------------------------------------------
-    @_serialized
     def _row_changed(self):
         if self._hold or self.comparison is None:
             return
@@ -292,7 +275,6 @@ class SideBySideExplorer(Explorer):
         return k
 
     # -- drawing -----------------------------------------------------------------------------
-    @_serialized
     def _render(self):
         if self._hold or self.comparison is None:
             return

@@ -8,9 +8,10 @@ object-oriented API on the ``ax`` they are given (or on :func:`new_axes`) and ne
 corpus is shown as it is, and with a list of fonts (:func:`font_families`): DejaVu for Latin,
 Greek and Cyrillic, then Noto Sans CJK for Korean, Japanese and Chinese, then Symbola for emoji,
 where installed (``binder/apt.txt``, ``.ci/run``); a glyph no font has draws as a box *and*
-matplotlib's "Glyph ... missing" warning says so. Output is deterministic (no randomness, no
-timestamps in the PNG), so notebooks with stored outputs compare equal. matplotlib is imported
-only when a function here runs.
+matplotlib's "Glyph ... missing" warning says so. Fonts installed after matplotlib listed the
+system's fonts in its cache are found anyway (:func:`register_fonts`). Output is deterministic
+(no randomness, no timestamps in the PNG), so notebooks with stored outputs compare equal.
+matplotlib is imported only when a function here runs.
 
 Example::
 
@@ -24,8 +25,10 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 
-__all__ = ["PLAIN_TEXT", "font_families", "use_fallback_fonts", "new_axes", "plain_log", "empty_axes", "figure_png"]
+__all__ = ["PLAIN_TEXT", "register_fonts", "font_families", "use_fallback_fonts", "new_axes", "plain_log",
+           "empty_axes", "figure_png"]
 
 PLAIN_TEXT = dict(parse_math=False)  # a "$" in a token is a dollar sign, not mathtext
 
@@ -38,6 +41,11 @@ _FALLBACKS = {
     "monospace": ("Noto Sans Mono CJK JP", "Noto Sans CJK JP", "Symbola"),
 }
 _INSTALLED: dict = {}
+#: the files the fallbacks come from, by the start of their names: Noto Sans CJK (Debian's
+#: fonts-noto-cjk: NotoSansCJK-Regular.ttc holds Noto Sans CJK JP and Noto Sans Mono CJK JP;
+#: other systems: NotoSansCJKjp-Regular.otf, NotoSansMonoCJKjp-Regular.otf) and Symbola (fonts-symbola)
+_FALLBACK_FILES = ("NotoSansCJK", "NotoSansMonoCJK", "Symbola")
+_REGISTERED: dict = {}
 
 
 def _regular_face_is_fine(record) -> bool:
@@ -49,6 +57,46 @@ def _regular_face_is_fine(record) -> bool:
 
 
 logging.getLogger("matplotlib.font_manager").addFilter(_regular_face_is_fine)
+
+
+def register_fonts() -> tuple[str, ...]:
+    """Make the installed fallback fonts known to matplotlib; returns the files it registered.
+
+    subtle: matplotlib lists the system's fonts once, in a cache (``fontlist-*.json`` in its
+    cache folder, ``~/.cache/matplotlib``). Fonts installed after that (``apt-get install
+    fonts-noto-cjk`` after a first chart, or in a Docker layer built after matplotlib's) are not
+    in it, and Korean or emoji labels draw as boxes. So when a fallback is missing from the list,
+    its files are looked for among the system's fonts (matplotlib's own search of the usual font
+    folders; nothing is downloaded) and added (``fontManager.addfont``), once per process; the
+    cache file is left as it is.
+
+    Example::
+
+        >>> all(os.path.basename(f).startswith(("NotoSansCJK", "NotoSansMonoCJK", "Symbola"))
+        ...     for f in register_fonts())
+        True
+    """
+    from matplotlib import font_manager
+
+    fm = font_manager.fontManager
+    added = _REGISTERED.get(id(fm))
+    if added is not None:
+        return added
+    listed = {f.name for f in fm.ttflist}
+    missing = {name for names in _FALLBACKS.values() for name in names} - listed
+    found = []
+    if missing:
+        known = {f.fname for f in fm.ttflist}
+        for path in sorted(font_manager.findSystemFonts(fontext="ttf")):  # (.ttf, .otf and .ttc)
+            if path not in known and os.path.basename(path).startswith(_FALLBACK_FILES):
+                try:
+                    fm.addfont(path)
+                except Exception:  # a file FreeType cannot read: matplotlib skips it too
+                    continue
+                found.append(path)
+    added = _REGISTERED[id(fm)] = tuple(found)
+    _INSTALLED.pop(id(fm), None)  # (font_families lists the names again)
+    return added
 
 
 def font_families(generic: str = "sans-serif") -> list[str]:
@@ -65,6 +113,7 @@ def font_families(generic: str = "sans-serif") -> list[str]:
         raise ValueError(f"generic must be one of {sorted(_FALLBACKS)}, got {generic!r}")
     from matplotlib import font_manager, rcParams
 
+    register_fonts()
     fm = font_manager.fontManager
     names = _INSTALLED.get(id(fm))
     if names is None:

@@ -17,16 +17,35 @@ from __future__ import annotations
 import weakref
 from typing import NamedTuple
 
-from ..kit import chart_label, visible_chars
+from ..kit import chart_label, display_text, visible_chars
 
-__all__ = ["pair_label", "pair_notes", "PairChart", "pair_chart", "compression_curve", "bpe_wordpiece_picks",
-           "merge_sequences", "sequences_window", "sequence_cell"]
+__all__ = ["chart_token", "pair_label", "pair_notes", "PairChart", "pair_chart", "compression_curve",
+           "bpe_wordpiece_picks", "merge_sequences", "sequences_window", "sequence_cell"]
 
 
-def pair_label(pair, cut: bool = False) -> str:
+def chart_token(token: str, convention=None) -> str:
+    """A token as a chart writes it with ``convention`` (its trace's): a byte-level token as the
+    text its bytes spell, in the tables' notation (a space ``␣``, bytes that are not a whole
+    character ``<ed 95>``), never GPT-2's byte symbols; any other token as it is.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> conv = train_bpe("한 한", 1, preset="cs336").convention
+        >>> chart_token("íķ", conv), chart_token("Ġíķľ", conv), chart_token("íķ")
+        ('<ed 95>', '␣한', 'íķ')
+    """
+    if convention is not None and convention.byte_level:
+        return display_text(token, convention)
+    return token
+
+
+def pair_label(pair, cut: bool = False, convention=None) -> str:
     """``(a, b)`` as a chart writes a pair; ``cut``: each token cut like a chart label
-    (:func:`~bpe_viz.view.kit.chips.chart_label`); characters that draw as nothing are named."""
-    a, b = (chart_label(pair[0]), chart_label(pair[1])) if cut else (visible_chars(pair[0]), visible_chars(pair[1]))
+    (:func:`~bpe_viz.view.kit.chips.chart_label`); characters that draw as nothing are named;
+    ``convention``: byte-level tokens as :func:`chart_token` writes them."""
+    a, b = chart_token(pair[0], convention), chart_token(pair[1], convention)
+    a, b = (chart_label(a), chart_label(b)) if cut else (visible_chars(a), visible_chars(b))
     return f"({a}, {b})"
 
 
@@ -176,17 +195,19 @@ def bpe_wordpiece_picks(snapshot):
 
 
 def _letters(token: str, convention) -> str:
-    """A token without its convention's markers, to compare BPE and WordPiece tokens.
+    """A token without its convention's markers, as the chart writes it, to compare BPE and
+    WordPiece tokens.
 
-    Example: "est</w>" (BPE) -> "est"; "##est" (WordPiece) -> "est".
+    Example: "est</w>" (BPE) -> "est"; "##est" (WordPiece) -> "est"; byte-level "íķľ" -> "한".
     """
-    return convention.marker.letters(token)
+    return chart_token(convention.marker.letters(token), convention)
 
 
 def merge_sequences(trace_bpe, trace_wp):
     """Rows ``(k, bpe_token, wp_token, same, bpe_in_wp_at, wp_in_bpe_at)`` for both runs.
 
-    Tokens compare by their letters (markers stripped: ``est</w>`` and ``##est`` are "est").
+    Tokens compare by their letters (markers stripped: ``est</w>`` and ``##est`` are "est"; a
+    byte-level token by the text its bytes spell, :func:`chart_token`).
     ``bpe_in_wp_at``: the merge at which WordPiece made the same letters (None if never).
 
     Example::
@@ -236,15 +257,17 @@ def sequences_window(table, upto: int | None, rows: int) -> tuple[str, int, int]
     return title, max(0, end - rows), end
 
 
-def sequence_cell(tok: str, same: bool, where: int | None, other: str) -> str:
-    """A token in the merge-sequences chart, cut to 12 characters; where the two differ, where
-    the ``other`` algorithm made the same letters ("WP @7") or that it never did.
+def sequence_cell(tok: str, same: bool, where: int | None, other: str, convention=None) -> str:
+    """A token in the merge-sequences chart (as :func:`chart_token` writes it with
+    ``convention``), cut to 12 characters; where the two differ, where the ``other`` algorithm
+    made the same letters ("WP @7") or that it never did.
 
     Example::
 
         >>> sequence_cell("ug", False, None, "WP"), sequence_cell("##gs", False, 7, "BPE")
         ('ug  (not in WP)', '##gs  (BPE @7)')
     """
+    tok = chart_token(tok, convention)
     text = tok if len(tok) <= 12 else tok[:11] + "…"
     if not same:
         text += f"  ({other} @{where})" if where is not None else f"  (not in {other})"

@@ -233,14 +233,15 @@ def plot_bpe_vs_wordpiece(source, step: int | None = None, ax=None):
                linewidths=1.2, label="BPE's pick (max count)", zorder=3)
     ax.scatter([counts[wp]], [score(wp)], s=130, marker="D", color=BLUE, edgecolors="#000",
                linewidths=1.2, label="WordPiece's pick (max score)", zorder=4)
+    conv = snapshot.trace.convention  # (byte-level pairs as the tables write them)
     if bpe == wp:
-        ax.annotate(f"both: {pair_label(bpe, cut=True)}", (counts[bpe], score(bpe)), xytext=(-10, 10),
-                    textcoords="offset points", ha="right", fontsize="small", **PLAIN_TEXT)
+        ax.annotate(f"both: {pair_label(bpe, cut=True, convention=conv)}", (counts[bpe], score(bpe)),
+                    xytext=(-10, 10), textcoords="offset points", ha="right", fontsize="small", **PLAIN_TEXT)
     else:
-        ax.annotate(f"BPE: {pair_label(bpe, cut=True)}", (counts[bpe], score(bpe)), xytext=(-10, -16),
-                    textcoords="offset points", ha="right", fontsize="small", **PLAIN_TEXT)
-        ax.annotate(f"WordPiece: {pair_label(wp, cut=True)}", (counts[wp], score(wp)), xytext=(10, 6),
-                    textcoords="offset points", ha="left", fontsize="small", **PLAIN_TEXT)
+        ax.annotate(f"BPE: {pair_label(bpe, cut=True, convention=conv)}", (counts[bpe], score(bpe)),
+                    xytext=(-10, -16), textcoords="offset points", ha="right", fontsize="small", **PLAIN_TEXT)
+        ax.annotate(f"WordPiece: {pair_label(wp, cut=True, convention=conv)}", (counts[wp], score(wp)),
+                    xytext=(10, 6), textcoords="offset points", ha="left", fontsize="small", **PLAIN_TEXT)
     if max(xs) / min(xs) >= 30:
         plain_log(ax, "x", "{:,.0f}")
     if max(ys) / min(ys) >= 30:
@@ -299,11 +300,12 @@ def plot_merge_sequences(trace_bpe, trace_wp, upto: int | None = None, ax=None, 
                                    linewidth=1.6 if current else 0, zorder=0))
         weight = "bold" if current else "normal"
         ax.text(cols[0], i, f"{k}", va="center", fontweight=weight, **PLAIN_TEXT)
-        for x, tok, where, other in ((cols[1], ta, a_in_b, "WP"), (cols[2], tb, b_in_a, "BPE")):
+        for x, tok, where, other, conv in ((cols[1], ta, a_in_b, "WP", trace_bpe.convention),
+                                           (cols[2], tb, b_in_a, "BPE", trace_wp.convention)):
             if tok is None:
                 ax.text(x, i, "—", va="center", color="#555555", **PLAIN_TEXT)
                 continue
-            ax.text(x, i, sequence_cell(tok, same, where, other), va="center", family="monospace",
+            ax.text(x, i, sequence_cell(tok, same, where, other, conv), va="center", family="monospace",
                     fontweight=weight, **PLAIN_TEXT)
         ax.text(cols[3], i, "=" if same else "≠", ha="center", va="center", fontweight="bold", **PLAIN_TEXT)
     use_fallback_fonts(ax.figure)

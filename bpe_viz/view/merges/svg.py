@@ -391,11 +391,12 @@ def bpe_vs_wordpiece_svg(snapshot, *, title: str | None = None, size: float = 1.
     wx, wy = xs(counts[wp]), ys(score(wp))
     parts.append(_marker("square", bx, by, VERMILLION))
     parts.append(_marker("diamond", wx, wy, BLUE))
+    conv = snapshot.trace.convention  # (byte-level pairs as the tables write them)
     if bpe == wp:
-        parts.append(_pick_note(bx, by, f"both: {pair_label(bpe)}", -10, -12, width))
+        parts.append(_pick_note(bx, by, f"both: {pair_label(bpe, convention=conv)}", -10, -12, width))
     else:
-        parts.append(_pick_note(bx, by, f"BPE: {pair_label(bpe)}", -10, 14, width))
-        parts.append(_pick_note(wx, wy, f"WordPiece: {pair_label(wp)}", 10, -10, width))
+        parts.append(_pick_note(bx, by, f"BPE: {pair_label(bpe, convention=conv)}", -10, 14, width))
+        parts.append(_pick_note(wx, wy, f"WordPiece: {pair_label(wp, convention=conv)}", 10, -10, width))
     return svg_chart("bpe-wp", snapshot.step, width, height, size, title, "".join(parts))
 
 
@@ -457,11 +458,12 @@ def merge_sequences_svg(trace_bpe, trace_wp, upto: int | None = None, *, rows: i
                          f'stroke-width="{1.6 if current else 0}"/>')
         weight = "700" if current else None
         parts.append(svg_text(cols[0], y, f"{k}", weight=weight))
-        for x, tok, where, other in ((cols[1], ta, a_in_b, "WP"), (cols[2], tb, b_in_a, "BPE")):
+        for x, tok, where, other, conv in ((cols[1], ta, a_in_b, "WP", trace_bpe.convention),
+                                           (cols[2], tb, b_in_a, "BPE", trace_wp.convention)):
             if tok is None:
                 parts.append(svg_text(x, y, "—", fill="#555555"))
                 continue
-            parts.append(svg_text(x, y, sequence_cell(tok, same, where, other), mono=True, weight=weight,
+            parts.append(svg_text(x, y, sequence_cell(tok, same, where, other, conv), mono=True, weight=weight,
                                   extra=' xml:space="preserve"'))
         parts.append(svg_text(cols[3], y, "=" if same else "≠", weight="700", anchor="middle"))
     return svg_chart("sequences", upto or 0, width, height, size, title, "".join(parts))
