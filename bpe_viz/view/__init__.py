@@ -16,8 +16,8 @@ from ..engine.merges.trace import set_html_renderer
 from .compare_tokenizers import (MAX_COMPARE_CHARS, Comparison, TokenizerRow, compare_tokenizers, comparison_html,
                                  language_table, language_table_html, named_tokenizers, token_label, tokenizers_html)
 from .kit import (BLUE, MAX_CHIPS, MAX_LABEL_CHARS, MAX_SENTENCE_TOKENS, ORANGE, PALETTE, VERMILLION, display_text,
-                  error_html, figure_png, font_families, image_html, message_html, page_html, short_label, svg_texts,
-                  token_color, token_html, word_label)
+                  error_html, figure_png, font_families, image_html, message_html, page_html, short_label,
+                  svg_charts_as_images, svg_texts, token_color, token_html, word_label)
 from .merges import (MAX_BOXES, answer_html, bar_notes, bpe_vs_wordpiece_svg, bpe_wordpiece_picks, compression_curve,
                      compression_svg, merge_counts_svg, merge_html, merge_sequences, merge_sequences_svg,
                      merge_tree_html, merge_trees_html, no_tree_html, pair_chips, pair_counts_svg, pair_labels,
@@ -38,7 +38,7 @@ __all__ = [
     "PALETTE", "BLUE", "ORANGE", "VERMILLION", "token_color", "token_html", "display_text", "short_label",
     "word_label", "pair_chips", "MAX_CHIPS", "MAX_LABEL_CHARS", "MAX_SENTENCE_TOKENS",
     # pages, messages and images
-    "page_html", "error_html", "message_html", "image_html", "figure_png", "font_families",
+    "page_html", "error_html", "message_html", "image_html", "svg_charts_as_images", "figure_png", "font_families",
     # merge families (BPE, WordPiece, SentencePiece-BPE): HTML
     "snapshot_html", "trace_html", "step_header_html", "stop_note", "merge_html", "tied_pairs", "pairs_table_html",
     "vocab_table_html", "words_table_html", "segments_html", "segmentation_html", "walkthrough_html",

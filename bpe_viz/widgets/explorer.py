@@ -2,8 +2,8 @@
 through. A size option (the controls scaled too, :mod:`.css`), the step controls (Play with a
 speed, back, the slider, forward, reset) and the step validation, the step pane's wiring (steps
 kept in the page, :mod:`.step_pane`), a readable error box in place of the view, the view as
-HTML and text, ``Save`` and :meth:`Explorer.save`, and a static HTML copy of the view in the
-display data.
+HTML and text, ``Save`` and :meth:`Explorer.save`, a static HTML copy of the view in the
+display data, and one thread at a time in an explorer (its lock, below).
 
 The explorers that train (corpus picker, Train, progress) build on
 :class:`~bpe_viz.widgets.training.TrainingExplorer`; the controls themselves are in
@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import html
 import os
 import re
+import threading
+import types
 from pathlib import Path
 
 import ipywidgets as widgets
 import traitlets
 
-from ..view import error_html, figure_png, image_html, page_html
+from ..view import error_html, figure_png, image_html, page_html, svg_charts_as_images
 from .controls import PROJECTOR, SIZE_CHOICES, SPEED_CHOICES, options_with
 from .css import controls_css
 from .inputs import plain_text, replace_file, utf8_bytes
@@ -36,6 +39,45 @@ CHART_DPI = 64
 
 #: The traits of the box itself (children, layout...): set as they come, never refused here.
 _BOX_TRAITS = frozenset(widgets.VBox.class_trait_names())
+
+
+# -- one thread at a time ----------------------------------------------------------------------
+# subtle: JupyterLab (4.4 on) sends widget messages over a kernel subshell, and ipykernel 7 runs a
+# control's handlers on the thread its messages come in on (the main shell's or a subshell's): two
+# controls of one explorer can call back at once. A render started first (step 3) could write its
+# parts last, after the one for step 5, or into the step cache of the other thread's sentence; a
+# training could swap the trace under a render. So an explorer is a monitor: every method and
+# property of every explorer class, and every value set on one of its traits (with the observers
+# that follow), runs holding the explorer's lock. Re-entrant (an RLock): an observer that sets
+# another trait runs the nested observers on the same thread. Nothing waits holding it: a
+# training asked for from the page waits for its 0.2 s in the event loop, not in the lock.
+
+
+def _serialized(method):
+    """``method`` run holding its explorer's lock."""
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    # subtle: with the method's own globals, doctest still runs its examples (doctest takes a
+    # function for its module's only when their globals are the module's)
+    locked = types.FunctionType(locked.__code__, method.__globals__, method.__name__, None, locked.__closure__)
+    locked.__serialized__ = True
+    return functools.update_wrapper(locked, method)
+
+
+def _serialize(cls):
+    """Every method and property getter defined in ``cls``'s own body, run holding the lock
+    (static and class methods touch no explorer; dunders and ``setup_instance``, which makes the
+    lock, are the object's own machinery)."""
+    for name, value in list(vars(cls).items()):
+        if name.startswith("__") or name == "setup_instance":
+            continue
+        getter = value.fget if isinstance(value, property) else None
+        if isinstance(value, types.FunctionType) and not getattr(value, "__serialized__", False):
+            setattr(cls, name, _serialized(value))
+        elif getter is not None and not getattr(getter, "__serialized__", False):
+            setattr(cls, name, value.getter(_serialized(getter)))
 
 
 class Explorer(widgets.VBox):
@@ -54,11 +96,23 @@ class Explorer(widgets.VBox):
     refused: the trait keeps its value, the caller gets the ``TraitError`` (a program's mistake
     fails where it is made) and the view shows the message in its place, as for a bad input,
     until a valid value is set (the same value as before will do).
+
+    One thread at a time: every method of every explorer class, and every value set on a trait
+    with its observers, runs holding the explorer's re-entrant lock (controls' handlers can come
+    in on two threads at once: see ``_serialized``).
     """
 
     size = traitlets.Float(1.0)
     #: what the file name of a saved view starts with
     _save_stem = "step"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _serialize(cls)
+
+    def setup_instance(self, /, *args, **kwargs):
+        self._lock = threading.RLock()  # before __init__: the methods it calls take it
+        super().setup_instance(*args, **kwargs)
 
     def __setattr__(self, name, value):
         # subtle: every refusal of a trait's value goes through here, whether traitlets refuses it
@@ -66,13 +120,14 @@ class Explorer(widgets.VBox):
         if name[0] == "_" or name in _BOX_TRAITS or not self.has_trait(name):
             super().__setattr__(name, value)
             return
-        try:
-            self._check_choice(name, value)
-            super().__setattr__(name, value)
-        except traitlets.TraitError as exc:
-            self._refuse(name, exc)
-            raise
-        self._accept()
+        with self._lock:  # the value, its validation and its observers, one thread at a time
+            try:
+                self._check_choice(name, value)
+                super().__setattr__(name, value)
+            except traitlets.TraitError as exc:
+                self._refuse(name, exc)
+                raise
+            self._accept()
 
     def _link_choice(self, dropdown, trait: str):
         """``dropdown`` ↔ the trait; a value set from code must be one of its options."""
@@ -375,10 +430,11 @@ class Explorer(widgets.VBox):
 
     def static_html(self) -> str:
         """The current view as static HTML (the error box when one shows), nothing to fetch:
-        what a notebook shows before it runs, and on GitHub."""
+        what a notebook shows before it runs, and on GitHub. Its SVG charts are images (an
+        untrusted notebook's sanitizer drops ``<svg>`` and runs its texts together)."""
         if self._error is not None:
             return self._error_view.value
-        return f'<div class="bpe-static">{self._static_body(self._chart_html())}</div>'
+        return f'<div class="bpe-static">{svg_charts_as_images(self._static_body(self._chart_html()))}</div>'
 
     def _repr_mimebundle_(self, **kwargs):
         # the widget for a live kernel; for a notebook stored with outputs and read before its
@@ -514,3 +570,6 @@ class Explorer(widgets.VBox):
         # the controls grow half as much as the view: readable from the back of the room, and
         # the view (what the class looks at) still fits a 1024×768 projector
         self._css.value = controls_css(cls, 1 + (self.size - 1) / 2)
+
+
+_serialize(Explorer)  # (its subclasses are, as they are made: Explorer.__init_subclass__)

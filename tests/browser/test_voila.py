@@ -18,6 +18,7 @@ if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the 
 import browser_support as bs  # noqa: E402
 from bpe_viz.view import language_table  # noqa: E402
 from bpe_viz.view.compare_tokenizers import visible  # noqa: E402
+from class_defects import VOILA_CHECKS  # noqa: E402
 from helpers import real_tokenizer  # noqa: E402
 
 NOTEBOOK_FILES = sorted(bs.NOTEBOOKS.glob("[0-9]*.ipynb")) or sorted(bs.NOTEBOOKS.glob("*.ipynb"))
@@ -215,8 +216,9 @@ def check_why_notebook(page, exercised):
         assert [float(x) for x in row[1:]] == pytest.approx(list(values), abs=0.006), language
 
 
-#: notebook -> what else its app must show (after its explorers were exercised)
-NOTEBOOK_CHECKS = {"09_why_tokenization_matters": check_why_notebook}
+#: notebook -> what else its app must show (after its explorers were exercised); issue 19's
+#: items 13, 14, 16 and 17 as a class meets them: class_defects.py
+NOTEBOOK_CHECKS = {"09_why_tokenization_matters": check_why_notebook, **VOILA_CHECKS}
 
 #: explorer -> (how ``explorer_outputs`` finds its outputs, what a learner does with the first)
 EXERCISES = {

@@ -232,7 +232,8 @@ def token_html(
     if len(title) > _MAX_TITLE_LINE:
         title = _clip_lines(title)
     if unknown:
-        shown = token if len(token) <= MAX_TOKEN_CHARS else token[:MAX_TOKEN_CHARS] + "…"
+        shown = visible_chars(token)  # an unknown ZWJ is named too (<U+200D>), not a blank chip
+        shown = shown if len(shown) <= MAX_TOKEN_CHARS else shown[:MAX_TOKEN_CHARS] + "…"
         return (
             f'<span class="bpe-token bpe-unk" style="{_UNK_STYLE}" title="{esc(title)}">{esc(shown)}'
             '<sup class="bpe-unk-label" style="font-size:0.6em;margin-left:0.15em">unk</sup></span>'

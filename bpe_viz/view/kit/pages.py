@@ -1,5 +1,6 @@
 """Boxes and pages every view and explorer shows: an error box, a one-line message, a PNG
-inline, a whole standalone HTML page around a view.
+inline, the SVG charts of a view as images (what an untrusted notebook can show), a whole
+standalone HTML page around a view.
 
 The kit's outermost pieces: they take text (or PNG bytes, or a view's HTML) rather than engine
 objects, so every family's explorer uses the same ones. Same rules as the rest of the kit:
@@ -14,10 +15,13 @@ Example::
 
 from __future__ import annotations
 
+import base64
+import re
+
 from .colors import UNK_COLOR
 from .html import box, check_size, esc
 
-__all__ = ["error_html", "message_html", "image_html", "page_html"]
+__all__ = ["error_html", "message_html", "image_html", "svg_charts_as_images", "page_html"]
 
 
 def error_html(message, *, title: str = "This needs a fix", size: float = 1.0) -> str:
@@ -75,8 +79,6 @@ def image_html(png: bytes, *, alt: str, scale: float = 1.0, cls: str = "bpe-char
         >>> out.startswith('<img class="bpe-chart" alt="a line" width="100" height="50"'), "data:image/png;base64," in out
         (True, True)
     """
-    import base64
-
     if not isinstance(png, (bytes, bytearray)) or not bytes(png[:8]) == _PNG_MAGIC:
         raise ValueError(f"png must be the bytes of a PNG image, got {type(png).__name__} {bytes(png[:8])!r}"
                          if isinstance(png, (bytes, bytearray)) else
@@ -89,6 +91,43 @@ def image_html(png: bytes, *, alt: str, scale: float = 1.0, cls: str = "bpe-char
     return (f'<img class="{esc(cls)}" alt="{esc(alt)}" width="{round(width * scale)}" '
             f'height="{round(height * scale)}" style="max-width:100%;height:auto;display:block" '
             f'src="data:image/png;base64,{data}">')
+
+
+_SVG_CHART = re.compile(r"<svg\b([^>]*)>.*?</svg>", re.S)
+_ATTR = re.compile(r'([\w:-]+)="([^"]*)"')
+
+
+def svg_charts_as_images(fragment: str) -> str:
+    """``fragment`` (HTML made by a view) with each inline ``<svg>`` chart turned into an
+    ``<img>`` of the same picture: the SVG in a ``data:`` URI, its label as the ``alt`` text,
+    its size and style kept. Everything else is left as it is.
+
+    Why: a notebook opened from a fresh clone or on Binder is untrusted, and JupyterLab then
+    sanitizes the HTML of its stored outputs. The sanitizer drops ``<svg>`` but keeps the texts
+    inside it, which run together ("Best pairs at step 0: 3 pairs tieBest pairs…(e, s)9"); it
+    keeps an ``<img>`` with a ``data:`` source and the ``style=`` attributes the views use.
+
+    Example::
+
+        >>> out = svg_charts_as_images('<p>a</p><svg class="bpe-chart" xmlns="http://www.w3.org/2000/svg" '
+        ...                              'width="20" height="10" aria-label="x &amp; y"><text>x</text></svg>')
+        >>> out.startswith('<p>a</p><img class="bpe-chart" alt="x &amp; y" width="20" height="10"')
+        True
+        >>> "data:image/svg+xml;base64," in out, "<svg" in out, "<text" in out
+        (True, False, False)
+    """
+    if not isinstance(fragment, str):
+        raise TypeError(f"fragment must be an HTML string, got {type(fragment).__name__}")
+
+    def as_image(m):
+        attrs = dict(_ATTR.findall(m.group(1)))
+        data = base64.b64encode(m.group(0).encode("utf-8")).decode("ascii")
+        # (attribute values were escaped when the SVG was made: copied as they are)
+        kept = "".join(f' {name}="{attrs[name]}"' for name in ("width", "height", "style") if name in attrs)
+        return (f'<img class="{attrs.get("class", "bpe-chart")}" alt="{attrs.get("aria-label", "a chart")}"'
+                f'{kept} src="data:image/svg+xml;base64,{data}">')
+
+    return _SVG_CHART.sub(as_image, fragment)
 
 
 def page_html(body: str, *, title: str, note: str = "") -> str:
