@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from ..protocol import check_plain_encode, check_step
 from ..text.precompiled import BYTE_PIECES, SPACE, check_pieces, decode_pieces, id_items
 from ..text.scripts import f32
-from .lattice import UNK_PENALTY
+from .lattice import UNK_PENALTY, PrefixCuts
 from .trace import UnigramEncoding, UnigramSnapshot, UnigramTrace, UnigramWalkthrough
 
 __all__ = ["PieceUnigram", "PieceUnigramEncoding", "unigram_from_pieces"]
@@ -93,7 +93,8 @@ class PieceUnigram(UnigramTrace):
     # -- Viterbi ---------------------------------------------------------------------------------
     def viterbi(self, s: str, table: list | None = None) -> list[tuple[int, int, int]]:
         """The best cut of ``s``: ``(start, end, id)`` per piece (``unk_id`` for an unknown
-        character). ``table`` receives ``(best score, start of its last piece)`` per prefix."""
+        character). ``table`` receives ``(best score, start of its last piece, False, its id)`` per
+        prefix (:class:`~bpe_viz.engine.unigram.lattice.PrefixCuts` reads it)."""
         n = len(s)
         score = [0.0] * (n + 1)
         start = [-1] * (n + 1)
@@ -121,7 +122,7 @@ class PieceUnigram(UnigramTrace):
                 if start[i + 1] < 0 or cand > score[i + 1]:
                     score[i + 1], start[i + 1], ident[i + 1] = cand, i, unk_id
         if table is not None:
-            table.extend(zip(score[1:], start[1:]))
+            table.extend(zip(score[1:], start[1:], [False] * n, ident[1:]))
         out, e = [], n
         while e > 0:
             out.append((start[e], e, ident[e]))
@@ -192,14 +193,15 @@ class PieceUnigram(UnigramTrace):
         word = word.replace(" ", self.space)
         table: list = []
         best = self.viterbi(word, table)
-        names = self.id_to_piece
+        names, unk = self.id_to_piece, self.unk_id
 
-        def cut(path, w):
-            return tuple(w[a:b] if i == self.unk_id else names[i] for a, b, i in path)
+        def piece(a, b):
+            i = table[b - 1][3]
+            return word[a:b] if i == unk else names[i]
 
-        rows = [(word[:end], cut(self.viterbi(word[:end]), word), value, False)
-                for end, (value, _) in enumerate(table, 1)]
-        return UnigramWalkthrough(word, 0, tuple(rows), cut(best, word), table[-1][0], False, "sentencepiece")
+        rows = PrefixCuts(word, table, piece=piece)
+        final = tuple(piece(a, b) for a, b, _ in best)
+        return UnigramWalkthrough(word, 0, rows, final, table[-1][0], False, "sentencepiece")
 
     def decode(self, ids) -> str:
         """Ids (or an encoding of this model) back to text, by the model's decoder."""

@@ -22,10 +22,11 @@ Example::
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 
 from ..text.scripts import f32
 
-__all__ = ["UNK_PENALTY", "best_cut", "course_cut", "sp_encode_word", "SPModel", "sp_two_best"]
+__all__ = ["UNK_PENALTY", "best_cut", "course_cut", "sp_encode_word", "SPModel", "sp_two_best", "PrefixCuts"]
 
 UNK_PENALTY = 10.0  # an unknown character scores the lowest piece's score minus this
 
@@ -85,6 +86,74 @@ def best_cut(word: str, score_of, maxlen: int, start: float = 0.0, unk=None, exc
         e = s
     pieces.reverse()
     return tuple(pieces), best[n], tied
+
+
+class PrefixCuts(Sequence):
+    """Viterbi's table read as rows ``(prefix, best cut, log-probability, tied)``, one per
+    prefix of ``word``, each built when asked for by following the table's back-pointers.
+
+    Viterbi's best cut of a prefix is the cut its own run would find (every candidate ending
+    inside the prefix is met in the same order), so one table answers for every prefix: the
+    table is linear in the word's length, and reading a row costs that row's length. ``table``:
+    per prefix, ``(best score or None, start of its last piece, tied, ...)``; ``sign`` turns a score
+    into a log-probability (-1 for the course's ``-log p`` sums); ``piece(start, end)`` names
+    a piece (default: the word's characters there).
+
+    Example::
+
+        >>> table = []
+        >>> best_cut("hug", {"h": -3.0, "u": -3.0, "g": -3.0, "ug": -2.5}.get, 2, table=table)[0]
+        ('h', 'ug')
+        >>> rows = PrefixCuts("hug", table)
+        >>> len(rows), rows[1], rows[-1]
+        (3, ('hu', ('h', 'u'), -6.0, False), ('hug', ('h', 'ug'), -5.5, False))
+    """
+
+    __slots__ = ("word", "table", "sign", "piece")
+
+    def __init__(self, word: str, table: list, sign: float = 1.0, piece=None):
+        self.word, self.table, self.sign = word, table, sign
+        self.piece = piece if piece is not None else (lambda a, b: word[a:b])
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def cut(self, end: int) -> tuple | None:
+        """The best cut of ``word[:end]`` (None when it has none)."""
+        table, piece = self.table, self.piece
+        if end == 0 or table[end - 1][0] is None:
+            return None
+        out, e = [], end
+        while e > 0:
+            s = table[e - 1][1]
+            out.append(piece(s, e))
+            e = s
+        out.reverse()
+        return tuple(out)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        n = len(self.table)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"prefix row {i} is out of range (the word has {n} characters)")
+        best, _, tie = self.table[i][:3]
+        if best is None:
+            return (self.word[:i + 1], None, None, False)
+        return (self.word[:i + 1], self.cut(i + 1), self.sign * best, bool(tie))
+
+    def __eq__(self, other):
+        if isinstance(other, (PrefixCuts, tuple, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(tuple(self))
+
+    def __repr__(self):
+        return f"PrefixCuts({self.word!r}, {len(self)} prefixes)"
 
 
 def course_cut(word, neg, maxlen, start, exclude=None, table=None):

@@ -49,6 +49,8 @@ def _digamma(x: float) -> float:
     """The digamma function, by the recurrence and asymptotic series SentencePiece uses."""
     result = 0.0
     while x < 7:
+        if x == 0:  # C++'s 1 / 0.0 is infinity (every piece's expected count fell below 0.5)
+            return -math.inf
         result -= 1 / x
         x += 1
     x -= 0.5

@@ -35,7 +35,7 @@ from typing import NamedTuple
 from ..protocol import Tokenizer, check_plain_encode
 from ..text.pretokenize import SentencePieceSpace
 from ..text.scripts import MARK, f32
-from .lattice import UNK_PENALTY, best_cut, course_cut, sp_encode_word
+from .lattice import UNK_PENALTY, PrefixCuts, best_cut, course_cut, sp_encode_word
 from .words import metaspace_words
 
 __all__ = ["SP_META", "Removed", "UnigramSnapshot", "UnigramTrace", "UnigramEncoding", "UnigramWalkthrough"]
@@ -312,15 +312,8 @@ class UnigramTrace(Tokenizer):
             word = MARK + word  # SentencePiece puts the space marker in front of every word
         table: list = []
         pieces, score, tied = self._cut(word, snap, table)
-        rows = []
-        for end, (best, start, tie) in enumerate(table, 1):
-            if best is None:
-                rows.append((word[:end], None, None, False))
-                continue
-            cut = self._cut(word[:end], snap)[0]
-            value = -best if self.flavour == "hf-course" else best
-            rows.append((word[:end], cut, value, tie))
-        return UnigramWalkthrough(word, snap.round, tuple(rows), pieces, score, tied, self.flavour)
+        rows = PrefixCuts(word, table, -1.0 if self.flavour == "hf-course" else 1.0)
+        return UnigramWalkthrough(word, snap.round, rows, pieces, score, tied, self.flavour)
 
     def decode(self, ids) -> str:
         """Ids (or a :class:`UnigramEncoding`, decoded with its own round) back to text; ``<unk>``
@@ -417,7 +410,9 @@ class UnigramEncoding:
 class UnigramWalkthrough:
     """How Viterbi cut one word: for each prefix, its best segmentation and score.
 
-    ``prefixes``: ``(prefix, best pieces, log-probability, tied)`` per prefix; ``tied``: another
+    ``prefixes``: ``(prefix, best pieces, log-probability, tied)`` per prefix (a
+    :class:`~bpe_viz.engine.unigram.lattice.PrefixCuts`: each row is read from Viterbi's one
+    table when asked for); ``tied``: another
     cut of that prefix scored exactly the same (the first found was kept). ``final``: the word's
     pieces; ``score``: its log-probability (:attr:`course_score`: as the course prints it).
     """
