@@ -15,6 +15,7 @@ import pytest
 from bpe_viz import decode, encode, from_tiktoken, load_tokenizer
 from bpe_viz.interop import installed as installed_module
 from bpe_viz.interop.installed import INSTALLED
+from bpe_viz.engine.text import symbols_to_bytes
 from bpe_viz.interop.tiktoken_ranks import read_ranks, recover_merges
 
 from helpers import reference_pattern, tiktoken_reference
@@ -208,3 +209,23 @@ def test_load_tokenizer_unknown_name():
         load_tokenizer("gpt-5")
     with pytest.raises(TypeError, match="name must be a str"):
         load_tokenizer(None)
+
+
+def test_real_merges_are_the_token_bytes_split(real):
+    # the merges are built from the parts' own symbols (no slicing): each merge's two parts,
+    # laid end to end, spell its token, and its token has the id tiktoken gives those bytes
+    name, trace, enc = real
+    for m in trace.merges[:: max(1, len(trace.merges) // 2000)]:
+        assert m.pair[0] + m.pair[1] == m.token
+        raw = symbols_to_bytes(m.token)
+        assert trace.id_table.public[m.token] == enc.encode_single_token(raw)
+
+
+def test_public_ids_are_the_first_id_of_every_used_token(real):
+    # the bulk table (the internal ids plus the specials) equals the careful first-id-wins pass
+    from bpe_viz.engine.merges.vocab import first_ids
+
+    table = real[1].id_table
+    assert table.public == first_ids(table.tokens, table.kinds, "unused".__ne__)
+    used = [i for i, kind in enumerate(table.kinds) if kind != "unused"]  # cl100k leaves ids between its specials
+    assert sorted(table.public.values()) == used

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import gc
 import gzip
 import os
 from contextlib import contextmanager
 from itertools import accumulate
-from operator import itemgetter
 from pathlib import Path
 
 from ..engine.bpe import replay_bpe
@@ -42,6 +42,7 @@ __all__ = ["from_tiktoken", "read_ranks", "recover_merges"]
 
 SINGLE_BYTES = [bytes([b]) for b in range(256)]
 BASE64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+BYTE_CHARMAP = "".join(BYTE_SYMBOLS)  # byte b decodes to GPT-2's symbol for b: a codec's table
 
 
 def read_ranks(source, where: str | None = None) -> dict[bytes, int]:
@@ -160,6 +161,14 @@ def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[
         >>> recover_merges(ranks)
         [(b'a', b'b'), (b'b', b'c'), (b'ab', b'c')]
     """
+    by_rank, lefts, rights = merge_part_ranks(ranks, where)
+    return list(zip(map(by_rank.__getitem__, lefts), map(by_rank.__getitem__, rights)))
+
+
+def merge_part_ranks(ranks: dict[bytes, int], where: str) -> tuple[list[bytes], list[int], list[int]]:
+    """The tokens in rank order, and the ranks of the two parts of each merge (as
+    :func:`recover_merges` finds them), in two lists: the parts are tokens already read, so
+    nothing new is made for them."""
     by_rank = [b""] * len(ranks)
     for t, r in ranks.items():
         by_rank[r] = t  # the ranks run 0..n-1 (check_ranks)
@@ -168,8 +177,9 @@ def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[
     # merge tree follows references instead of looking each part up again
     nodes: dict[bytes, tuple] = {}
     get = nodes.get
-    out = []
-    append = out.append
+    lefts: list[int] = []
+    rights: list[int] = []
+    left, right = lefts.append, rights.append
     for rank, token in enumerate(by_rank):
         if len(token) == 1:
             nodes[token] = (rank, None, None, token)
@@ -181,12 +191,13 @@ def recover_merges(ranks: dict[bytes, int], where: str = "ranks") -> list[tuple[
             b = get(token[i:])
             if b is not None and survives(a, b, rank, get):
                 nodes[token] = (rank, a, b, token)
-                append((a[3], b[3]))
+                left(a[0])
+                right(b[0])
                 break
         else:
             raise ValueError(f"{where}: the token {token!r} (rank {rank}) cannot be made from tokens of lower rank: "
                              "BPE on its bytes with the ranks below its own does not end in two parts")
-    return out
+    return by_rank, lefts, rights
 
 
 def survives(x: tuple, y: tuple, limit: int, get) -> bool:
@@ -267,12 +278,10 @@ def gc_paused():
 
 def trace_from_ranks(ranks: dict[bytes, int], specials: dict[str, int], pattern: str, name, where: str) -> Trace:
     """The trace of checked ranks (see :func:`from_tiktoken`)."""
-    pairs = recover_merges(ranks, where)
-    by_rank = sorted(ranks, key=ranks.__getitem__)
+    by_rank, lefts, rights = merge_part_ranks(ranks, where)
     symbols = byte_symbols(by_rank)
-    # each merge in byte symbols: its token's symbols (one per byte) cut where its left part ends
-    made = [s for t, s in zip(by_rank, symbols) if len(t) > 1]
-    merges = [(s[:k], s[k:]) for s, k in zip(made, map(len, map(itemgetter(0), pairs)))]
+    # each merge in byte symbols: its parts' own strings, the same objects as the vocabulary's keys
+    merges = list(zip(map(symbols.__getitem__, lefts), map(symbols.__getitem__, rights)))
     trace = replay_bpe([], merges, end_of_word=None, byte_level=True, initial_alphabet="bytes",
                        pre_tokenizer=pattern, special_tokens=tuple(specials), algorithm="tiktoken-bpe")
     vocab = dict(zip(symbols, range(len(symbols))))
@@ -286,6 +295,6 @@ def trace_from_ranks(ranks: dict[bytes, int], specials: dict[str, int], pattern:
 def byte_symbols(tokens: list[bytes]) -> list[str]:
     """Each token in GPT-2's printable byte symbols (``b" the"`` -> ``"Ġthe"``), all in one
     translation of the tokens laid end to end."""
-    text = b"".join(tokens).decode("latin-1").translate(BYTE_SYMBOLS)
+    text = codecs.charmap_decode(b"".join(tokens), "strict", BYTE_CHARMAP)[0]
     ends = list(accumulate(map(len, tokens)))
     return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))

@@ -88,6 +88,22 @@ def first_ids(keys: list, kinds: list, wanted) -> dict:
 
 
 IN_VOCAB = frozenset(("base", "merge"))  # kinds whose tokens the merges can make
+OUTSIDE = frozenset(("special", "unk"))  # kinds with a public spelling but no internal one
+
+
+def public_ids(tokens: list, kinds: list, ids: dict, remapped: bool) -> dict:
+    """``{public token: id}`` of every used id (the first id winning): a copy of the internal
+    ``ids`` plus the specials and the unknown token when the spellings agree and no special
+    repeats a token, as in a real vocabulary (one pass fewer over 200,000 tokens)."""
+    if not remapped:
+        extra = [(tokens[i], i) for i in compress(range(len(kinds)), map(OUTSIDE.__contains__, kinds))]
+        texts = {t for t, _ in extra}
+        if len(texts) == len(extra) and ids.keys().isdisjoint(texts):
+            public = dict(ids)
+            public.update(extra)
+            return public
+    return first_ids(tokens, kinds, "unused".__ne__)
+
 
 SPECIAL = object()  # what decode sees for a special token's id (its text comes from the table)
 
@@ -195,7 +211,7 @@ class IdTable:
         ids.pop(None, None)
         self.ids: dict[str, int] = ids
         self.specials: dict[str, int] = first_ids(internal, kinds, "special".__eq__)
-        self.public: dict[str, int] = first_ids(tokens, kinds, "unused".__ne__)
+        self.public: dict[str, int] = public_ids(tokens, kinds, ids, trace.remaps_marker)
         # merged tokens follow the alphabet in every layout but an explicit vocabulary; then a
         # token id is valid with k merges iff it is below the id of merge k + 1
         m = self.merge_ids
