@@ -112,10 +112,11 @@ def load_installed(key: str):
     """The tokenizer of :data:`INSTALLED` entry ``key``, read from its checked file."""
     data, path, info = installed_file(key)
     if info["format"] == "tiktoken":
-        from .tiktoken_ranks import from_tiktoken, read_ranks
+        from .tiktoken_ranks import check_specials, read_ranks, trace_from_ranks
 
-        ranks = read_ranks(data, where=str(path))
-        return from_tiktoken(ranks, pattern=info["pattern"], special_tokens=info["special_tokens"], name=key)
+        ranks = read_ranks(data, where=str(path))  # checked as it is read: no second check of 200,000 ranks
+        return trace_from_ranks(ranks, check_specials(info["special_tokens"], ranks, str(path)), info["pattern"],
+                                key, str(path))
     if info["format"] == "sentencepiece":
         from .sentencepiece_model import from_sentencepiece
 
