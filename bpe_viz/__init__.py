@@ -21,7 +21,7 @@ from . import view as _view  # noqa: F401  (registers the HTML a Snapshot shows 
 from .engine import (PRE_TOKENIZERS, PRESETS, STOP_REASONS, TIE_BREAKS, Convention, Encoding, EncodeStep, Merge,
                      Question, Snapshot, SubwordTextEncoderTrace, Tokenizer, TokenWhy, Trace, Training, UnigramTrace, VocabEntry,
                      WordWalkthrough, best_pair, bytes_to_symbols, corpora, decode, encode, encode_word,
-                     explain_token, from_symbol_dict, not_from_own_text, partial_character_tokens, iter_bpe, iter_wordpiece, merge_symbols, merge_tree, quiz_questions, replay_bpe,
+                     explain_token, from_symbol_dict, not_from_own_text, partial_character_tokens, text_costs, TextCost, iter_bpe, iter_wordpiece, merge_symbols, merge_tree, quiz_questions, replay_bpe,
                      symbols_to_bytes, train_bpe, train_subword_text_encoder, train_unigram, train_wordpiece,
                      word_counts)
 from .interop import (from_hf_tokenizer, from_sentencepiece, from_tiktoken, load_tokenizer, read_codes, read_merges,
@@ -44,6 +44,8 @@ __all__ = [
     "explain_token",
     "partial_character_tokens",
     "not_from_own_text",
+    "text_costs",
+    "TextCost",
     "TokenWhy",
     "Question",
     "encode",

@@ -24,6 +24,7 @@ from .merges import (MODELS, STOP_REASONS, TIE_BREAKS, TIE_RULES, Convention, Me
                      Trace, Training, VocabEntry, best_pair, initial_symbols, wordpiece_score)
 from .merges.quiz import Question, merge_tree, quiz_questions
 from .protocol import Tokenizer
+from .text_costs import TextCost, cost_steps, text_costs
 from .vocab_facts import not_from_own_text, partial_character_tokens
 from .why import TokenWhy, explain_token
 from .subword_text_encoder import SubwordTextEncoderTrace, train_subword_text_encoder
@@ -35,6 +36,7 @@ from .wordpiece import WordPiece, iter_wordpiece, train_wordpiece
 
 __all__ = [
     "Tokenizer", "TokenWhy", "explain_token", "partial_character_tokens", "not_from_own_text",
+    "TextCost", "text_costs", "cost_steps",
     "corpora", "BYTE_SYMBOLS", "bytes_to_symbols", "symbols_to_bytes",
     "PRESETS", "BPE", "iter_bpe", "replay_bpe", "train_bpe",
     "SymbolCorpus", "WordCounts", "from_symbol_dict", "normalize", "word_counts",

@@ -11,6 +11,10 @@
 * ``python-docs``: Python's own documentation topics (``pydoc_data.topics``), present on every
   Python install: about 465,000 characters, 65,000 words, 8,800 distinct words (Python 3.11).
 
+For choosing a vocabulary size on text the tokenizer never saw: :func:`python_docs_parts` (the
+documentation, with every eighth topic held out) and :func:`python_source_text` (another domain:
+the source code of a few standard-library modules, also on every Python install).
+
 Also here, from :mod:`.languages`: :data:`LANGUAGES`, one paragraph in many languages (the same
 text, to encode and compare, not to train on), and :func:`language_lines`.
 
@@ -28,8 +32,8 @@ from functools import lru_cache
 
 from .languages import LANGUAGES, language_lines
 
-__all__ = ["EXAMPLES", "SAMPLES", "CORPUS_NAMES", "load", "python_docs_text", "describe", "LANGUAGES",
-           "language_lines"]
+__all__ = ["EXAMPLES", "SAMPLES", "CORPUS_NAMES", "load", "python_docs_text", "python_docs_parts",
+           "python_source_text", "PYTHON_SOURCE_MODULES", "describe", "LANGUAGES", "language_lines"]
 
 EXAMPLES: dict[str, object] = {
     "sennrich2016": {"low": 5, "lower": 2, "newest": 6, "widest": 3},
@@ -70,6 +74,56 @@ def python_docs_text() -> str:
     import pydoc_data.topics
 
     return "\n".join(pydoc_data.topics.topics.values())
+
+
+def python_docs_parts(every: int = 8) -> tuple[str, str]:
+    """``(training text, held-out text)`` of Python's documentation topics: every ``every``-th
+    topic, in the order of the topics' names, is held out (different topics, so different words:
+    text a tokenizer trained on the rest has never seen).
+
+    Example::
+
+        >>> train, held_out = python_docs_parts()
+        >>> len(held_out) < len(train) and held_out not in train
+        True
+    """
+    if isinstance(every, bool) or not isinstance(every, int) or every < 2:
+        raise ValueError(f"every must be an int >= 2 (hold out one topic in every), got {every!r}")
+    import pydoc_data.topics
+
+    topics = pydoc_data.topics.topics
+    names = sorted(topics)
+    held = set(names[every - 1::every])
+    return ("\n".join(topics[n] for n in names if n not in held), "\n".join(topics[n] for n in names if n in held))
+
+
+#: standard-library modules whose source :func:`python_source_text` reads (pure Python, stable)
+PYTHON_SOURCE_MODULES: tuple[str, ...] = ("textwrap", "string", "shlex", "fractions", "difflib", "heapq",
+                                          "calendar", "json.decoder", "json.encoder", "csv")
+
+
+def python_source_text(modules=PYTHON_SOURCE_MODULES) -> str:
+    """The source code of some standard-library modules, joined: a domain other than prose
+    (indentation, ``self.``, ``_names``, operators) that ships with Python, read from disk.
+
+    Example::
+
+        >>> "def " in python_source_text(["textwrap"])
+        True
+    """
+    import importlib.util
+    from pathlib import Path
+
+    if isinstance(modules, str) or not all(isinstance(m, str) for m in modules):
+        raise TypeError(f"modules must be a list of module names (str), got {modules!r}")
+    parts = []
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        origin = getattr(spec, "origin", None)
+        if not origin or not origin.endswith(".py"):
+            raise ValueError(f"modules: {name!r} has no Python source file on this install (found {origin!r})")
+        parts.append(Path(origin).read_text(encoding="utf-8"))
+    return "\n".join(parts)
 
 
 def load(name: str):
