@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 from itertools import accumulate, filterfalse
 
 from ..protocol import check_step
@@ -33,7 +34,7 @@ from ..text.pretokenize import split_specials
 from .applyopts import check_glossaries, check_vocabulary, isolate_glossaries, vocabulary_splitter
 from .encoding import Encoding, WordWalkthrough, made_at_table, word_rows
 
-__all__ = ["encode_text", "encode_one_word", "decode_ids"]
+__all__ = ["encode_text", "encode_head", "encode_one_word", "decode_ids"]
 
 #: distinct words an encoding cache keeps per trace (a real text has tens of thousands)
 WORDS_CACHED = 200_000
@@ -79,6 +80,118 @@ def encode_text(trace, text: str, k: int | None = None, *, allowed_special="all"
         return _encode_pieces(trace, text, k, specials, entries_of)
     except UnicodeEncodeError:  # only a lone surrogate has no UTF-8 bytes: say where it is
         raise surrogate_error(text, "text") from None
+
+
+def encode_head(trace, text: str, k: int | None = None, *, max_tokens: int, per_word: int) -> Encoding:
+    """The first words of ``text`` encoded with the first ``k`` merges, as a view draws them:
+    word after word while fewer than ``max_tokens`` tokens are drawn, each word drawing at most
+    ``per_word`` of its tokens. What follows is only counted: the result's ``more_words`` and
+    ``more_tokens`` (0 and 0 when every word is there).
+
+    Speed (issue 20): a slider step with a long sample sentence (70 KB) encoded every word of it
+    again at each step. Here the words are cut once per text, and the number of tokens of the
+    whole text at every step is worked out once (:func:`_token_totals`), so a step encodes only
+    the words shown. A model that is not plain BPE (WordPiece, SentencePiece's, tiktoken's)
+    encodes the whole text, as :func:`encode_text` does.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
+        >>> head = encode_head(trace, "lowest newest " * 100, 4, max_tokens=5, per_word=40)
+        >>> head.words, head.more_words, head.more_tokens
+        (['lowest', 'newest'], 198, 693)
+        >>> full = encode_text(trace, "lowest newest " * 100, 4)
+        >>> len(full) == len(head) + head.more_tokens
+        True
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    k = check_step(trace, k)
+    try:
+        prep = _head_prepared(trace, text, max_tokens)
+        if prep is None:
+            enc = encode_text(trace, text, k)
+            enc.more_words = enc.more_tokens = 0
+            return enc
+        words, spans, special_ids, totals = prep
+        segment = _segmenter(trace, k, 0.0, None, None)
+        entries_of = _entries_reader(trace, k, _word_encoder(trace, k, segment), cached=True)
+        entries, drawn, shown_tokens = [], 0, 0
+        for w in words:
+            if drawn >= max_tokens:
+                break
+            tid = special_ids.get(len(entries))
+            e = ((w,), (tid,), ((0, len(w)),), (None,)) if tid is not None else entries_of([w])[0]
+            entries.append(e)
+            drawn += min(len(e[1]), per_word, max_tokens - drawn)
+            shown_tokens += len(e[1])
+    except UnicodeEncodeError:  # only a lone surrogate has no UTF-8 bytes: say where it is
+        raise surrogate_error(text, "text") from None
+    n = len(entries)
+    enc = Encoding(text, trace, k, words[:n], entries, spans[:n])
+    enc.more_words, enc.more_tokens = len(words) - n, totals[k] - shown_tokens
+    return enc
+
+
+def _head_prepared(trace, text: str, max_tokens: int):
+    """(words, spans, {word index: special token id}, tokens of the whole text at every step)
+    for :func:`encode_head`, kept on the trace for the last few texts; ``None`` when the whole
+    text is encoded anyway (it has few words, or the model is not plain BPE)."""
+    model = trace.model
+    if not model.splits_by_merges or model.merges_unknown_runs or not hasattr(model, "encode_recorded"):
+        return None
+    cache = trace.__dict__.setdefault("_head_cache", {})
+    key = (text, len(trace.merges))
+    if key in cache:
+        return cache[key]
+    conv = trace.convention
+    specials = _allowed_specials(trace, "all")
+    words, spans, special_ids = [], [], {}
+    parts = split_specials(text, specials) if specials and any(sp in text for sp in specials) else [(text, False, 0)]
+    for part, special, start in parts:
+        if special:
+            special_ids[len(words)] = trace.id_table.specials[part]
+            words.append(part)
+            spans.append((start, start + len(part)))
+            continue
+        for p, (a, b) in pre_tokenized(conv.pre_tokenizer, "split", part):
+            words.append(p)
+            spans.append((start + a, start + b))
+    prep = None
+    if len(words) > max_tokens:
+        plain = Counter(w for i, w in enumerate(words) if i not in special_ids)
+        prep = (words, spans, special_ids, _token_totals(trace, plain, len(special_ids)))
+    if len(cache) >= 2:
+        cache.clear()
+    cache[key] = prep
+    return prep
+
+
+def _token_totals(trace, counts: Counter, fixed: int) -> list[int]:
+    """How many tokens the words ``counts`` (word -> how often) make after each number of
+    merges (index ``k``), plus ``fixed`` tokens that never change (special tokens).
+
+    Each distinct word is encoded once with every merge, each iteration of the encoder
+    recorded: merging the pair of rank ``r`` (all its occurrences) removes as many tokens from
+    the count of every step ``k >= r``... unless an earlier iteration needed a later merge:
+    an iteration happens at step ``k`` only when every iteration before it does (its rank and
+    theirs ``<= k``), so it counts from the largest rank so far. ``a b c`` with ranks
+    ``(a, b): 3`` then ``(ab, c): 2`` (a merge list read from a file): both count from step 3."""
+    last = len(trace.merges)
+    removed = [0] * (last + 2)
+    total = fixed
+    form, model = trace.convention.normalization, trace.model
+    for w, c in counts.items():
+        initial = trace.initial_symbols(normalize(w, form))
+        total += c * len(initial)
+        record: list = []
+        model.encode_recorded(initial, trace, last, record)
+        since = 0
+        for before, _cands, _pair, rank, after in record:
+            since = max(since, rank)
+            removed[since] += c * (len(before) - len(after))
+    return [total - r for r in accumulate(removed[:last + 1])]
 
 
 def _encode_pieces(trace, text: str, k: int, specials, entries_of) -> Encoding:

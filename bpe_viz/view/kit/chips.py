@@ -176,7 +176,10 @@ def word_label(word: str) -> str:
         >>> word_label(" the"), word_label("\\n\\n")
         ('␣the', '↵↵')
     """
-    return "".join(_VISIBLE.get(ch, ch) for ch in word)
+    # (four C scans: a text without spaces is one word, maybe 1,000,000 letters long)
+    for ch, shown in _VISIBLE.items():
+        word = word.replace(ch, shown)
+    return word
 
 
 def display_text(token: str, convention) -> str:
@@ -357,10 +360,31 @@ def short_label(word: str, limit: int | None = None) -> str:
         (True, True)
     """
     limit = MAX_LABEL_CHARS if limit is None else limit
-    label = visible_chars(word_label(word))
-    if len(label) <= limit:
-        return esc(label)
-    return esc(label[:limit]) + more_html(len(label) - limit, "more letters")
+    if len(word) <= limit:
+        label = visible_chars(word_label(word))
+        if len(label) <= limit:
+            return esc(label)
+        return esc(label[:limit]) + more_html(len(label) - limit, "more letters")
+    # a long word: only its first letters are shown, so only they are spelled; the label's
+    # length is counted (each character is spelled from those before it: the label of a
+    # prefix is a prefix of the label)
+    head = visible_chars(word_label(word[:limit]))[:limit]
+    return esc(head) + more_html(_label_length(word) - limit, "more letters")
+
+
+def _label_length(word: str) -> int:
+    """``len(visible_chars(word_label(word)))``, at C speed when nothing in it is a format
+    character: then only the combining marks at its start draw as nothing (one after a letter
+    sits on it)."""
+    label = word_label(word)
+    if not label.isprintable():  # (a format character is never printable)
+        return len(visible_chars(label))
+    extra = 0
+    for ch in label:
+        if not _is_mark(ch):
+            break
+        extra += len(f"<U+{ord(ch):04X}>") - 1
+    return len(label) + extra
 
 
 def chart_label(token: str, n: int = 16) -> str:

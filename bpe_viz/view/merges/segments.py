@@ -31,7 +31,8 @@ def _is_encoding(obj) -> bool:
 
 def segments_html(source, trace=None, *, size: float = 1.0, highlight=None) -> str:
     """Colored segments of an :class:`~bpe_viz.engine.encoding.Encoding` (``encode(text,
-    trace)``), or of a tuple of symbols (``trace`` then adds ids to the hover titles).
+    trace)``, or ``encode_head(...)``: the words it left out are counted in the "… more"
+    note), or of a tuple of symbols (``trace`` then adds ids to the hover titles).
 
     Each token is a bordered chip colored by :func:`token_color`; hovering shows the token, its
     id and the merge that made it. Markers are dimmed, unknown characters outlined in red.
@@ -81,7 +82,9 @@ def segments_html(source, trace=None, *, size: float = 1.0, highlight=None) -> s
                 token_html(piece, convention=convention, title=title, unknown=unk,
                            emphasize=highlight is not None and piece == highlight)
             )
-        parts, hidden_words, hidden_tokens = [], 0, 0
+        # the words an encode_head left out (a long text: only counted), then those not drawn
+        hidden_words, hidden_tokens = getattr(enc, "more_words", 0), getattr(enc, "more_tokens", 0)
+        parts = []
         for chips, (n,) in words:
             if not chips:
                 hidden_words += 1
