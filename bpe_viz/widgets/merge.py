@@ -20,7 +20,10 @@ import ipywidgets as widgets
 import traitlets
 
 from ..engine import bpe
+from ..engine.merges.encoder import encode_head
 from ..view import (
+    MAX_CHIPS,
+    MAX_SENTENCE_TOKENS,
     compression_svg,
     error_html,
     figure_png,
@@ -305,7 +308,8 @@ class MergeExplorer(TrainingExplorer):
             words, pairs = pairs, words
         tables = '<div style="display:flex;flex-wrap:wrap;align-items:flex-start">' + words + pairs + vocab + "</div>"
         try:
-            enc = snap.encode(self.sentence)
+            # a long sentence: only the words the view shows are encoded (issue 20)
+            enc = encode_head(trace, self.sentence, k, max_tokens=MAX_SENTENCE_TOKENS, per_word=MAX_CHIPS)
             highlight = snap.merge.token if snap.merge is not None else None
             sentence = segments_html(enc, size=size, highlight=highlight)
         except Exception as exc:  # the sentence is the learner's: its error shows in its place
