@@ -28,6 +28,10 @@ FORBIDDEN = {
     "engine": ("bpe_viz.view", "bpe_viz.widgets", "bpe_viz.interop"),
     "view": ("bpe_viz.widgets", "bpe_viz.interop"),
     "interop": ("bpe_viz.view", "bpe_viz.widgets"),
+    # the exercise checkers ask the engine only; the answers a learner reads are plain Python
+    "exercises": ("bpe_viz.view", "bpe_viz.widgets", "bpe_viz.interop"),
+    "exercises_inputs": ("bpe_viz.view", "bpe_viz.widgets", "bpe_viz.interop"),
+    "exercises_solutions": ("bpe_viz",),
 }
 # stdlib only in the engine (``regex`` is allowed for the GPT-style pre-tokenizers; pandas only
 # inside the Snapshot.*_frame() methods, imported when called)
