@@ -67,7 +67,10 @@ pytestmark = pytest.mark.skipif(not os.environ.get("BPE_VIZ_LATENCY"),
                                        "(add BPE_VIZ_STRICT_LATENCY=1 to fail on a miss of the target)")
 
 TARGET_MS = 100.0
+#: the 90th percentile's target (issue 20): a slow step now and then, never a slow tenth of them
+TARGET_P90_MS = 250.0
 MERGES = 10_000
+UNIGRAM_PIECES = 4_000
 NOTEBOOK = "scratch/latency.ipynb"
 RESULTS = bs.ARTIFACTS / "latency.json"
 PLAY_SPEED = ("fast", 400)  # the Play speed chosen for the test: (label, ms between steps)
@@ -83,7 +86,8 @@ FLOOR = "bare slider (floor)"
 #: cell name (an explorer's: its name in the figures) -> source
 CELLS = {
     "imports": "from bpe_viz import corpora, train_bpe, train_wordpiece\n"
-               "from bpe_viz.widgets import MergeExplorer, CompareExplorer\n"
+               "from bpe_viz.engine.unigram import train_unigram\n"
+               "from bpe_viz.widgets import MergeExplorer, CompareExplorer, UnigramExplorer\n"
                'text = corpora.load("python-docs")',
     "MergeExplorer": f'merge_ex = MergeExplorer.from_trace(train_bpe(text, {MERGES}, preset="subword-nmt"),\n'
                      '                                     sentence=corpora.SAMPLES["python-docs"])\n'
@@ -91,6 +95,9 @@ CELLS = {
     "CompareExplorer": f'cmp_ex = CompareExplorer.from_traces(train_bpe(text, {MERGES}, preset="hf-course"),\n'
                        f"                                     train_wordpiece(text, {MERGES}))\n"
                        "cmp_ex",
+    # (trained once per test session, in this cell: the sentencepiece flavour, as sentencepiece's trainer)
+    "UnigramExplorer": f'uni_ex = UnigramExplorer(train_unigram(text, {UNIGRAM_PIECES}, flavour="sentencepiece"))\n'
+                       "uni_ex",
 }
 # The floor: a bare ipywidgets slider whose kernel callback writes "Step k of 10000" and nothing
 # else (what JupyterLab, the kernel's round trip and this machine cost, whatever the explorer does)
@@ -121,7 +128,10 @@ EXPLORERS = {
     FLOOR: r"^Step ([\d,]+) of",
     "MergeExplorer": r"^Step ([\d,]+) of",
     "CompareExplorer": r"^Step ([\d,]+):",
+    "UnigramExplorer": r"^Round ([\d,]+) of",
 }
+#: the label of an explorer's step slider (the others': "step")
+SLIDER_LABEL = {"UnigramExplorer": "round"}
 
 # A probe in the page: a MutationObserver on one explorer's output logs, with performance.now()
 # times, every value the step slider's readout shows, every step the text shows (header, merge
@@ -134,17 +144,17 @@ _PROBE_JS = r"""
   const num = s => parseInt(String(s).replace(/[^\d]/g, ''), 10);
   const afterPaint = cb => requestAnimationFrame(() => setTimeout(() => cb(performance.now()), 0));
   window.__bpeLatency = {
-    start(root, headerRx) {
+    start(root, headerRx, label) {
       this.stop();
       const rx = new RegExp(headerRx);
       const slider = [...root.querySelectorAll('.widget-slider')].find(
-          s => (s.querySelector('.widget-label') || {}).textContent?.trim() === 'step');
+          s => (s.querySelector('.widget-label') || {}).textContent?.trim() === label);
       const readout = slider.querySelector('.widget-readout');
       const log = {inputs: [], readouts: [], texts: [], charts: [], shown: [], muts: []};
       const img = () => root.querySelector('img.widget-image');
       let lastSrc = img() ? img().src : null, pngStep = null;
       const textStep = () => {
-        const h = root.querySelector('.bpe-message');
+        const h = root.querySelector('.bpe-header') || root.querySelector('.bpe-message');
         const m = h && rx.exec(h.textContent.trim());
         if (!m) return null;
         const k = num(m[1]);
@@ -170,6 +180,9 @@ _PROBE_JS = r"""
       const chartStep = (text) => {
         const c = root.querySelector('[data-bpe-chart-step]');
         if (c) return num(c.getAttribute('data-bpe-chart-step'));
+        // the Unigram explorer's two charts: each titled "Round k: ..."; both must say it
+        const titles = [...root.querySelectorAll('.bpe-charts svg > title')].map(t => /^Round ([\d,]+):/.exec(t.textContent));
+        if (titles.length) return titles.every(m => m && num(m[1]) === num(titles[0][1])) ? num(titles[0][1]) : null;
         const i = img();
         if (i && i.src !== lastSrc) { lastSrc = i.src; pngStep = text; }
         return pngStep;
@@ -218,15 +231,17 @@ def stats(xs: list[float]) -> dict:
 class Probe:
     """Drives one explorer's step slider in the page and times what the page shows."""
 
-    def __init__(self, page, out, header_rx: str):
-        self.page, self.out, self.header_rx = page, out, header_rx
+    def __init__(self, page, out, header_rx: str, label: str = "step"):
+        self.page, self.out, self.header_rx, self.label = page, out, header_rx, label
         self.root = out.element_handle()
         self.parts: list[dict] = []  # per sample: first reply, DOM done, then painted (ms)
-        self.slider = bs.control(out, "slider", "step")
+        self.slider = bs.control(out, "slider", label)
+        self.hi = round(float(self.slider.locator(".noUi-handle").get_attribute("aria-valuemax")))  # the last step
         page.evaluate(_PROBE_JS)
 
     def start(self):
-        self.page.evaluate("([root, rx]) => window.__bpeLatency.start(root, rx)", [self.root, self.header_rx])
+        self.page.evaluate("([root, rx, label]) => window.__bpeLatency.start(root, rx, label)",
+                           [self.root, self.header_rx, self.label])
 
     def log(self):
         return self.page.evaluate("() => window.__bpeLatency.log()")
@@ -294,8 +309,7 @@ class Probe:
 
     def click_at(self, k: int):
         box = self.track()
-        hi = MERGES
-        x = box["x"] + box["width"] * k / hi
+        x = box["x"] + box["width"] * k / self.hi
         self.page.mouse.click(x, box["y"] + box["height"] / 2)
 
     # -- the ways of moving ----------------------------------------------------------------------
@@ -303,10 +317,11 @@ class Probe:
     def arrows(self, n: int, rng) -> tuple[list, list]:
         texts, alls = [], []
         handle = self.slider.locator(".noUi-handle")
-        self.go(rng.randrange(MERGES // 4, 3 * MERGES // 4))
+        self.go(rng.randrange(self.hi // 4, max(3 * self.hi // 4, 1)))
         handle.focus()
+        run = max(1, min(4, self.hi // 4))  # (a slider of a few steps: runs as long as it allows)
         for i in range(n):
-            key = "ArrowRight" if (i // 4) % 2 == 0 else "ArrowLeft"  # runs of four each way
+            key = "ArrowRight" if (i // run) % 2 == 0 else "ArrowLeft"  # runs of four each way
             t, a = self.one(lambda: self.page.keyboard.press(key))
             texts.append(t)
             alls.append(a)
@@ -324,6 +339,10 @@ class Probe:
             x = box["x"] + box["width"] * rng.uniform(0.05, 0.95)
             while abs(x - (h["x"] + h["width"] / 2)) < h["width"] * 1.5:  # on the handle: no jump
                 x = box["x"] + box["width"] * rng.uniform(0.05, 0.95)
+            if self.hi < 100:  # a slider of a few steps: on another step's place (nearer it than any other)
+                now = self.value()
+                k = rng.choice([j for j in range(self.hi + 1) if j != now])
+                x = box["x"] + box["width"] * min(max((k + rng.uniform(-0.3, 0.3)) / self.hi, 0.02), 0.98)
             y = box["y"] + box["height"] / 2
             if hover_ms:
                 self.page.mouse.move(x - 3, y)
@@ -348,7 +367,8 @@ class Probe:
             h = handle.bounding_box()
             x, y = h["x"] + h["width"] / 2, h["y"] + h["height"] / 2
             sign = 1 if x < box["x"] + box["width"] / 2 else -1  # towards the longer side
-            step_px = sign * rng.choice((4, 6, 8))
+            # (a slider of a few steps: far enough to reach the next one)
+            step_px = sign * max(rng.choice((4, 6, 8)), 1.2 * box["width"] / self.hi / DRAG_MOVES)
             self.start()
             self.page.mouse.move(x, y)
             self.page.mouse.down()
@@ -375,11 +395,12 @@ class Probe:
 
     def play(self, ticks: int, rng) -> tuple[list, list]:
         """Press Play; for each tick, the time from the readout's change to the painted step."""
-        self.go(rng.randrange(MERGES // 10, MERGES // 2))
+        self.go(rng.randrange(self.hi // 10, max(self.hi // 2, 1)))
         play = self.out.locator(".widget-play button").first
         speed = bs.control(self.out, "dropdown", "speed").locator("select")
         if speed.count() and speed.input_value() != PLAY_SPEED[0]:  # (the bare slider: 400 ms)
             speed.select_option(label=PLAY_SPEED[0])
+        ticks = max(1, min(ticks, self.hi - self.value()))  # (Play stops at the last step)
         self.start()
         play.click()
         deadline = time.monotonic() + ticks * PLAY_INTERVAL_MS / 1000 * 3 + 10
@@ -469,12 +490,19 @@ def floor_median(page, outs, way: str, seed: int) -> float:
     return got["all"]["median"]
 
 
-def allowed_ms(way: str, floor_now: float | None) -> float:
-    """The median a way of moving may take now: the target, plus however much slower than
-    quiet the machine is at this moment, as the floor (the bare slider) measures it."""
+def allowed_ms(way: str, floor_now: float | None, target: float = TARGET_MS) -> float:
+    """The median (or with ``target=TARGET_P90_MS``, the 90th percentile) a way of moving may
+    take now: the target, plus however much slower than quiet the machine is at this moment, as
+    the floor (the bare slider) measures it."""
     if floor_now is None:
-        return TARGET_MS
-    return TARGET_MS + max(0.0, floor_now - FLOOR_QUIET[way])
+        return target
+    return target + max(0.0, floor_now - FLOOR_QUIET[way])
+
+
+def within(got: dict, floor_now) -> bool:
+    """Whether a way of moving met both targets (median and 90th percentile) with the noise margin."""
+    return (got["all"]["median"] <= allowed_ms(got["way"], floor_now)
+            and got["all"]["p90"] <= allowed_ms(got["way"], floor_now, TARGET_P90_MS))
 
 
 #: Where the target is not met yet on this machine (see docs/browser-latency.md for the figures):
@@ -482,7 +510,9 @@ def allowed_ms(way: str, floor_now: float | None) -> float:
 NOT_YET = {
     ("MergeExplorer", "jump"): "a click with no pointer resting first lands on a step the page was never "
                                "sent: a round trip to the kernel (the floor's 60-80 ms) plus the kernel "
-                               "rendering that step (20-30 ms of CPU on this trace)",
+                               "rendering that step (25-150 ms of CPU on this trace, median ~45: rebuilding "
+                               "the state, ranking the top and tied pairs, encoding the sentence); issue 20 "
+                               "wants it rendered in the page from compact per-step data",
     ("CompareExplorer", "jump"): "as the stepper's, and the kernel's render of a step is 60-100 ms here (two "
                                  "traces' 'first pair met' ties and a chart of ~10,000 pairs)",
 }
@@ -505,7 +535,7 @@ def test_step_latency(latency_nb, results, explorer, size_name, way):
         select.select_option(label=label)
         page.wait_for_timeout(1500)  # the explorer lays itself out again at that size
     out.locator(".widget-slider").first.scroll_into_view_if_needed()
-    probe = Probe(page, out, EXPLORERS[explorer])
+    probe = Probe(page, out, EXPLORERS[explorer], SLIDER_LABEL.get(explorer, "step"))
     probe.go(1)  # the first render at this size (and any first-draw cost) is not timed
     key = f"{explorer}/{size_name}"
     runs = results["runs"].setdefault(key, {})
@@ -520,20 +550,24 @@ def test_step_latency(latency_nb, results, explorer, size_name, way):
         return
     # the floor again, just before: the machine's load changes from minute to minute
     floor_now = floor_median(page, outs, way, seed)
-    limit = allowed_ms(way, floor_now)
-    if got["all"]["median"] > limit:
+    got["way"] = way
+    if not within(got, floor_now):
         again = measure(probe, way, seed=100 + seed)
+        again["way"] = way
         floor_again = floor_median(page, outs, way, seed + 100)
-        if again["all"]["median"] < got["all"]["median"]:  # the better run counts, with its own floor
+        # the better run counts (the one that passes, else the lower median), with its own floor
+        if (within(again, floor_again), -again["all"]["median"]) > (False, -got["all"]["median"]):
             got, floor_now = {**again, "other_run": {**got, "floor_ms": floor_now}}, floor_again
         else:
             got = {**got, "other_run": {**again, "floor_ms": floor_again}}
-        limit = allowed_ms(way, floor_now)
-    got.update(allowed_ms=round(limit, 1), floor_ms=floor_now, **{"pass": got["all"]["median"] <= limit})
+    limit = allowed_ms(way, floor_now)
+    got.update(allowed_ms=round(limit, 1), allowed_p90_ms=round(allowed_ms(way, floor_now, TARGET_P90_MS), 1),
+               floor_ms=floor_now, **{"pass": within(got, floor_now)})
     runs[way] = got
     print(key, way, json.dumps(got))
     if not got["pass"]:
-        msg = (f"{key} {way}: median {got['all']['median']} ms, allowed {limit:.0f} ms (the floor is "
+        msg = (f"{key} {way}: median {got['all']['median']} ms, allowed {limit:.0f} ms; p90 "
+               f"{got['all']['p90']} ms, allowed {got['allowed_p90_ms']:.0f} ms (the floor is "
                f"{floors.get(way)} ms now, {FLOOR_QUIET[way]} ms when quiet)")
         why = NOT_YET.get((explorer, way)) or NOT_YET.get((explorer, "*"))
         if why:
