@@ -9,6 +9,8 @@ One folder per tokenizer family, on two shared parts, behind one protocol:
   alphabet, markers, symbols, SentencePiece's character rules, the bundled corpora.
 * :mod:`.merges` (shared by the merge families): the pair index, ranking and tie rules, the
   recorder and the trace (every step of a run), ids, the merge encoder, the quiz.
+* :mod:`.predictions`: one "predict before you see" question of any kind (a merge, the encoder's
+  first merge, WordPiece's pick against BPE's, a Unigram cut), answered by the engine.
 * the families: :mod:`.bpe` (every classic convention, GPT-style byte-level, SentencePiece-BPE),
   :mod:`.wordpiece`, :mod:`.unigram` (the Hugging Face course's and sentencepiece's),
   :mod:`.subword_text_encoder` (TensorFlow Datasets'). A family imports the shared parts, never
@@ -23,6 +25,8 @@ from .encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, enc
 from .merges import (MODELS, STOP_REASONS, TIE_BREAKS, TIE_RULES, Convention, Merge, Model, Snapshot, TieRule,
                      Trace, Training, VocabEntry, best_pair, initial_symbols, wordpiece_score)
 from .merges.quiz import Question, merge_tree, quiz_questions
+from .predictions import (Prediction, first_merge_question, from_quiz_question, next_merge_question,
+                          unigram_cut_question, wordpiece_vs_bpe_question)
 from .protocol import Tokenizer
 from .text_costs import TextCost, cost_steps, text_costs
 from .vocab_facts import not_from_own_text, partial_character_tokens
@@ -51,4 +55,6 @@ __all__ = [
     "UnigramTrace", "train_unigram",
     "SubwordTextEncoderTrace", "train_subword_text_encoder",
     "Question", "merge_tree", "quiz_questions",
+    "Prediction", "next_merge_question", "from_quiz_question", "first_merge_question", "wordpiece_vs_bpe_question",
+    "unigram_cut_question",
 ]

@@ -29,6 +29,7 @@ from .unigram import (MAX_LATTICE_CHARS, Lattice, LatticePath, RankedPiece, Remo
                       lattice_html, lattice_paths, loss_curve, loss_svg, mark_round, piece_labels,
                       piece_probabilities, piece_probabilities_svg, plot_loss, plot_piece_probabilities,
                       removal_ranking, removal_table_html, round_header_html)
+from .predictions import prediction_answer_html, prediction_html
 from .text_costs import COST_MEASURES, plot_text_costs
 from .why import MAX_STEPS, why_html
 
@@ -62,4 +63,6 @@ __all__ = [
     "token_label", "named_tokenizers", "language_table", "language_table_html",
     # any tokenizer: what texts cost as the vocabulary grows
     "plot_text_costs", "COST_MEASURES",
+    # a "predict before you see" question of any kind
+    "prediction_html", "prediction_answer_html",
 ]

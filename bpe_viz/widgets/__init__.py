@@ -6,6 +6,7 @@ the engine's tables (presets, tie rules).
 * :class:`EncoderExplorer` (:mod:`.encoder`) — step through the encoding of one word;
 * :class:`CompareExplorer` (:mod:`.compare`) — BPE and WordPiece side by side;
 * :class:`QuizExplorer` (:mod:`.quiz`) — predict the next merge, answer by click or key;
+* :class:`Predict` (:mod:`.predict`) — one "predict before you see" question of any kind, in a lesson's cell;
 * :class:`UnigramExplorer` (:mod:`.unigram`) — step through the rounds of a Unigram run (pieces removed);
 * :class:`SideBySideExplorer` (:mod:`.side_by_side`) — one text through several finished tokenizers, and
   why any token is what it is.
@@ -28,9 +29,10 @@ from .controls import PRESET_CHOICES
 from .encoder import EncoderExplorer
 from .inputs import MAX_MERGES
 from .merge import MergeExplorer
+from .predict import Predict
 from .quiz import QuizExplorer
 from .side_by_side import SideBySideExplorer
 from .unigram import UnigramExplorer
 
 __all__ = ["MergeExplorer", "EncoderExplorer", "CompareExplorer", "QuizExplorer", "UnigramExplorer",
-           "SideBySideExplorer", "MAX_MERGES", "PRESET_CHOICES"]
+           "SideBySideExplorer", "Predict", "MAX_MERGES", "PRESET_CHOICES"]

@@ -45,7 +45,8 @@ class QuizExplorer(Explorer):
     then the pair with the best score wins); ``QuizExplorer("sennrich2016")`` trains on a
     bundled corpus (or your text, or a word-count dict) with ``num_merges`` merges and the
     corpus's own preset unless you pass ``preset`` (and ``tie_break``). ``n`` questions, ``seed``
-    for their order; ``teacher=True`` shows the answers from the start (the "teacher" button).
+    for their order; ``steps=[1, 5]`` asks about exactly those merges, in that order, instead;
+    ``teacher=True`` shows the answers from the start (the "teacher" button).
 
     From code: ``quiz.answer(2)`` picks choice 2, ``quiz.next()`` moves on, ``quiz.score``.
 
@@ -62,7 +63,7 @@ class QuizExplorer(Explorer):
 
     def __init__(self, trace_or_corpus="sennrich2016", n: int = 10, seed: int = 0, teacher: bool = False, *,
                  preset: str | None = None, tie_break: str | None = None, num_merges: int = 10,
-                 size: float = 1.0, max_rows: int = 12):
+                 steps=None, size: float = 1.0, max_rows: int = 12):
         super().__init__()
         self._hold = True
         self._setup_common(size)
@@ -106,7 +107,7 @@ class QuizExplorer(Explorer):
             self.trace = self._trace_from(trace_or_corpus, preset, tie_break, num_merges)
             if not self.trace.merges:
                 raise ValueError(_why_no_quiz(self.trace, isinstance(trace_or_corpus, Trace), num_merges))
-            self.questions = quiz_questions(self.trace, n, seed)
+            self.questions = quiz_questions(self.trace, n, seed, steps=steps)
         except Exception as exc:  # a learner's input: show it, never a traceback
             self._show_error(exc)
             return

@@ -165,22 +165,26 @@ def _refused_note(snap, count: int) -> str:
 
 
 def _candidates(trace, step: int, max_choices: int):
-    """(group, near misses, values) for merge ``step``, or None when it makes no question."""
+    """(group, near misses, values, snapshot) for merge ``step``, or a str saying why it makes
+    no question."""
     merge = trace.merges[step - 1]
     if merge.count <= 0:
-        return None  # SentencePiece's last pieces occur 0 times: nothing to predict
+        # SentencePiece's last pieces occur 0 times: nothing to predict
+        return f"it merges a pair that occurs {merge.count} times (nothing to count)"
     group = (merge.pair, *merge.tied)
     if len(group) > max_choices - 1:
-        return None  # a tie too big for the buttons (and the near miss) to fit
+        # a tie too big for the buttons (and the near miss) to fit
+        return f"{len(group)} pairs tie for it, more than {max_choices - 1} (raise max_choices)"
     snap = trace[step - 1]
     want = min(max(_AIM - len(group), 1), max_choices - len(group))
     top = snap.top_pairs(len(group) + want)
     if not top or top[0][0] != merge.pair:
-        return None  # a replayed merge that was not the best pair here (codes from elsewhere)
+        # a replayed merge that was not the best pair here (codes from elsewhere)
+        return "its pair was not the best pair of its step (merges replayed from elsewhere)"
     in_group = set(group)
     near = [p for p, _c in top if p not in in_group][:want]
     if len(group) + len(near) < 2:
-        return None  # a single pair left: no choice to make
+        return "a single pair is left: there is no choice to make"
     counts = dict(top)
     scored = trace.model.scored
     values = {}
@@ -192,8 +196,9 @@ def _candidates(trace, step: int, max_choices: int):
     return group, tuple(near), values, snap
 
 
-def quiz_questions(trace, n: int = 10, seed: int = 0, *, max_choices: int = MAX_CHOICES) -> list[Question]:
-    """Up to ``n`` questions "which pair does merge k take?" on a trace, ordered by step.
+def quiz_questions(trace, n: int = 10, seed: int = 0, *, steps=None, max_choices: int = MAX_CHOICES) -> list[Question]:
+    """Up to ``n`` questions "which pair does merge k take?" on a trace, ordered by step; or,
+    with ``steps``, one question on each of those merges, in that order (``n`` is then unused).
 
     Steps where pairs tie for the top are preferred (the answer then depends on the tie rule);
     the other steps fill up. A question offers the winner, every pair tied with it and near
@@ -206,6 +211,10 @@ def quiz_questions(trace, n: int = 10, seed: int = 0, *, max_choices: int = MAX_
     the merges whose count a few others share first: the likely small ties), so that ten
     questions on 10,000 merges of real text take one to three seconds, not minutes.
 
+    ``steps=[1]`` asks exactly about merge 1, at the moment a lesson needs it; a step that makes
+    no question (beyond the trace, or a tie too big for ``max_choices`` buttons) is a ValueError
+    that names it and says why.
+
     Example::
 
         >>> from bpe_viz import train_wordpiece
@@ -215,6 +224,8 @@ def quiz_questions(trace, n: int = 10, seed: int = 0, *, max_choices: int = MAX_
         (2, ('h', '##u'), 6, True)
         >>> q.reason.split(":")[0]
         '6 pairs have the best score, 1/36'
+        >>> [q.step for q in quiz_questions(trace, steps=[4, 2])]
+        [4, 2]
     """
     trace = _check_trace(trace)
     n = check_int("n", n, 1)
@@ -225,6 +236,8 @@ def quiz_questions(trace, n: int = 10, seed: int = 0, *, max_choices: int = MAX_
     if total == 0:
         raise ValueError(f"trace has no merges, so there is nothing to ask: {trace.stopped_because}")
     rng = random.Random(seed)
+    if steps is not None:
+        return [_question(trace, step, found, rng) for step, found in _asked_steps(trace, steps, max_choices)]
     order = list(range(1, total + 1))
     rng.shuffle(order)
     # subtle: looking at a step rebuilds its state (0.1 s on 10,000 merges of real text), so
@@ -240,7 +253,7 @@ def quiz_questions(trace, n: int = 10, seed: int = 0, *, max_choices: int = MAX_
     ties, plain = [], []
     for step in order[:budget]:
         found = _candidates(trace, step, max_choices)
-        if found is None:
+        if isinstance(found, str):
             continue
         (ties if len(found[0]) > 1 else plain).append((step, found))
         if len(ties) >= n:
@@ -250,22 +263,47 @@ def quiz_questions(trace, n: int = 10, seed: int = 0, *, max_choices: int = MAX_
         raise ValueError(
             "trace has no step to ask about: every merge either ties with more than "
             f"{max_choices - 1} pairs (raise max_choices) or was not the best pair of its step")
-    questions = []
-    for step, (group, near, values, snap) in picked:
-        choices = [*group, *near]
-        rng.shuffle(choices)
-        scored = trace.model.scored
-        questions.append(Question(
-            step=step,
-            choices=tuple(choices),
-            answer=group[0],
-            tied=tuple(group),
-            reason=_reason(trace, snap, group, values, near[0] if near else None)
-            + ("" if scored else _refused_note(snap, values[group[0]][0])),
-            counts=tuple(values[p][0] for p in choices),
-            scores=tuple(values[p][1] for p in choices) if scored else None,
-        ))
-    return questions
+    return [_question(trace, step, found, rng) for step, found in picked]
+
+
+def _asked_steps(trace, steps, max_choices: int) -> list:
+    """``[(step, candidates)]`` for the steps a caller asked for, in their order; a ValueError
+    naming the first one that makes no question."""
+    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
+        raise TypeError(f"steps must be a list of merge numbers, like [1, 5], got {type(steps).__name__} {steps!r:.60}")
+    steps = list(steps)
+    if not steps:
+        raise ValueError("steps must name at least one merge, like [1], got an empty list")
+    total = len(trace.merges)
+    asked = []
+    for i, step in enumerate(steps):
+        step = check_int(f"steps[{i}]", step, 1, maximum=total, what=" (the trace's merges)")
+        if step in steps[:i]:
+            raise ValueError(f"steps: merge {step} is listed twice")
+        found = _candidates(trace, step, max_choices)
+        if isinstance(found, str):
+            raise ValueError(f"steps: merge {step} makes no question: {found}")
+        asked.append((step, found))
+    return asked
+
+
+def _question(trace, step: int, found, rng) -> Question:
+    """The question on merge ``step`` from its candidates (:func:`_candidates`), its choices
+    shuffled by ``rng``."""
+    group, near, values, snap = found
+    choices = [*group, *near]
+    rng.shuffle(choices)
+    scored = trace.model.scored
+    return Question(
+        step=step,
+        choices=tuple(choices),
+        answer=group[0],
+        tied=tuple(group),
+        reason=_reason(trace, snap, group, values, near[0] if near else None)
+        + ("" if scored else _refused_note(snap, values[group[0]][0])),
+        counts=tuple(values[p][0] for p in choices),
+        scores=tuple(values[p][1] for p in choices) if scored else None,
+    )
 
 
 _MADE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
