@@ -134,6 +134,8 @@ def _where(exc: BaseException) -> str:
 
 def _error_hint(exc: BaseException) -> str:
     text = str(exc)
+    if isinstance(exc, NotImplementedError):
+        return "not written yet: replace the `raise NotImplementedError(...)` line with your code, run that cell, then this one."
     if isinstance(exc, IndexError):
         return "an index ran past the end: the last symbol has no right neighbour (check i + 1 < len(...))."
     if isinstance(exc, ValueError) and "empty" in text:

@@ -336,3 +336,15 @@ def test_the_engine_on_bytes_is_minbpe(text, n, new_text):
 def test_the_engine_encodes_characters_as_the_reference(text, n, new_text):
     trace = inputs.engine_trace(text, n)
     assert trace.encode(new_text).pieces == sol.encode(new_text, [m.pair for m in trace.merges])
+
+
+def test_a_stub_not_written_yet_is_told_what_to_do():
+    # the notebook's exercise cells start as stubs: the checker says what to do, not "an error"
+    from bpe_viz.exercises import check_merge
+
+    def merge(ids, pair, new):
+        raise NotImplementedError("write merge")
+
+    result = check_merge(merge)
+    assert not result.passed and result.checked == 1
+    assert "not written yet" in result.message and "NotImplementedError: write merge" in result.message
