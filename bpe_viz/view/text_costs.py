@@ -16,7 +16,7 @@ Example::
 from __future__ import annotations
 
 from ..engine.text_costs import TextCost
-from .kit import BLUE, GREY, ORANGE, SKY, VERMILLION, new_axes
+from .kit import BLUE, GREY, ORANGE, SKY, VERMILLION, new_axes, plain_log
 
 __all__ = ["plot_text_costs", "COST_MEASURES"]
 
@@ -42,7 +42,10 @@ def plot_text_costs(costs: dict, measure: str = "tokens_per_word", ax=None, mark
         ax.plot(xs, getattr(cost, measure), color=LINE_COLORS[i % len(LINE_COLORS)],
                 linestyle=LINE_STYLES[i % len(LINE_STYLES)], marker="o", markersize=3, linewidth=1.8, label=name)
     if by_size:
-        ax.set_xscale("log")
+        from matplotlib.ticker import LogLocator
+
+        plain_log(ax, "x", "{:,.0f}")
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))  # 100, 200, 500, 1,000, ...
     if mark is not None:
         ax.axvline(mark, color=GREY, linewidth=1, linestyle=":")
     ax.set_xlabel("vocabulary size" if by_size else "step")
