@@ -318,6 +318,20 @@ def test_unknown_characters_and_scripts():
             assert decode(e.ids, same) == sp.decode(sp.encode(line)), line
 
 
+@pytest.mark.parametrize("corpus,vocab_size", [("x" * 2000, 5), ("x" * 2000, 4), ("ab" * 1000, 6),
+                                               ("abc" * 800 + "\n" + "x" * 1200, 9), ({"x" * 2000: 1}, 5)])
+def test_rare_space_marker_becomes_unknown(corpus, vocab_size):
+    """A ``▁`` rarer than ``character_coverage`` allows becomes ``▅`` like any rare character: the
+    sentence is then one word from its start (``SplitIntoWords``), as sentencepiece trains it
+    (this used to raise 'math domain error')."""
+    lines = sp_lines(corpus) if isinstance(corpus, dict) else corpus.split("\n")
+    sp = sp_train(lines, vocab_size=vocab_size)
+    trace = train_unigram(corpus, vocab_size=vocab_size, flavour="sentencepiece")
+    assert trace.id_to_token == [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+    if vocab_size == 5:  # "<unk> <s> </s> xxxxxxxxxxxxxxxx x"
+        assert_same_vocabulary(trace, sp)
+
+
 # -- the trace, reading a round, bad input --------------------------------------------------------
 
 def test_rounds_record_what_decided_them():

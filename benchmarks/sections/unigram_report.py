@@ -21,6 +21,11 @@ from timing import med
 from sections.ste import report_ste
 
 
+# issue 20 target 2: ours against sentencepiece measured in the same run (medians)
+TRAIN_RATIO_MAX = 3.0  # training (every round kept) / sentencepiece num_threads=1, at every vocab_size
+ENCODE_RATIO_MAX = 10.0  # encoding every line, one call / sp.encode(lines)
+
+
 def diff(x) -> str:
     return "n/a" if x is None else f"{x:.1e}"
 
@@ -68,6 +73,9 @@ def report_train(res: dict) -> tuple[list, str, str, str]:
         checks.append(check(f"Unigram: largest score difference from sentencepiece at {t['vocab']:,}",
                             f"≤ {UNIGRAM_SCORE_TOL:g}", diff(c["max_diff"]),
                             c["max_diff"] is not None and c["max_diff"] <= UNIGRAM_SCORE_TOL))
+        checks.append(check(f"Unigram training (sentencepiece flavour, every round kept) / sentencepiece "
+                            f"num_threads=1 at {t['vocab']:,}, medians, same run", f"≤ {TRAIN_RATIO_MAX:g}",
+                            ratio(mo, m1), None if mo is None or not m1 else mo / m1 <= TRAIN_RATIO_MAX))
         rows_mem.append(memory_row(t))
     t_train = md_table(["vocab_size", "ours median s", "ours runs s", "sentencepiece (as run) median s",
                         "runs s", "sentencepiece num_threads=1 median s", "runs s", "ours / as run",
@@ -143,7 +151,10 @@ def report_encode(res: dict) -> tuple[list, str, str, str]:
     checks = [check("Unigram encoding: same pieces as sentencepiece on every line, but where two cuts score "
                     "within 1e-4 (near-ties)", "yes",
                     "yes" if bad == 0 else f"{bad:,} of {res['lines']:,} lines differ, " +
-                    ("all near-ties" if near else "not all near-ties"), bad == 0 or near)]
+                    ("all near-ties" if near else "not all near-ties"), bad == 0 or near),
+              check(f"Unigram encoding every line (vocab_size={res['enc_vocab']:,}): ours `encode(text, trace)` / "
+                    "`sp.encode(lines)`, medians, same run", f"≤ {ENCODE_RATIO_MAX:g}", ratio(eo, eb),
+                    None if eo is None or not eb else eo / eb <= ENCODE_RATIO_MAX)]
     return checks, t_enc, same_txt, t_bad
 
 

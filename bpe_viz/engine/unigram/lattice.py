@@ -21,12 +21,15 @@ Example::
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Sequence
+from itertools import compress
+from operator import itemgetter
 
 from ..text.scripts import f32
 
-__all__ = ["UNK_PENALTY", "best_cut", "course_cut", "sp_encode_word", "SPModel", "sp_two_best", "PrefixCuts"]
+__all__ = ["UNK_PENALTY", "best_cut", "course_cut", "sp_encode_word", "SPModel", "SPCorpus", "sp_two_best", "PrefixCuts"]
 
 UNK_PENALTY = 10.0  # an unknown character scores the lowest piece's score minus this
 
@@ -179,31 +182,56 @@ def course_cut(word, neg, maxlen, start, exclude=None, table=None):
     return pieces, (None if score is None else -score), tied
 
 
+_STOP = object()
+_PREFIX_TABLES: dict = {}  # id(scores) -> (scores, its prefix table): the last few piece tables encoded with
+
+
+def _prefix_table(scores: dict) -> dict:
+    """Every prefix of a piece -> the piece's score, or None when the prefix is not a piece."""
+    got = _PREFIX_TABLES.get(id(scores))
+    if got is not None and got[0] is scores and got[1] == len(scores):
+        return got[2]
+    table: dict = {}
+    for p in scores:
+        for j in range(1, len(p)):
+            table.setdefault(p[:j], None)
+    table.update(scores)
+    if len(_PREFIX_TABLES) >= 4:
+        _PREFIX_TABLES.pop(next(iter(_PREFIX_TABLES)))
+    _PREFIX_TABLES[id(scores)] = (scores, len(scores), table)
+    return table
+
+
 def sp_encode_word(word, scores, maxlen, unk):
     """SentencePiece's encoder on one ``▁word`` (or a line of them): Viterbi in 32-bit floats (as
     ``EncodeOptimized`` adds them), an unknown character scoring ``unk``, a run of unknown
-    characters one piece."""
+    characters one piece. (A candidate is rounded to 32 bits only when its 64-bit sum beats the
+    best so far: rounding never moves a sum past a 32-bit value.)"""
     n = len(word)
     best = [None] * (n + 1)
     back = [0] * (n + 1)
     isunk = [False] * (n + 1)
     best[0] = 0.0
-    get = scores.get
+    get = _prefix_table(scores).get
     F = array("f", [0.0])  # a 32-bit float cell: sums round as the C++ rounds them
     for s in range(n):
         base = best[s]
         single = False
-        for e in range(s + 1, min(n, s + maxlen) + 1):
-            sc = get(word[s:e])
-            if sc is None:
-                continue
-            if e == s + 1:
-                single = True
-            F[0] = sc + base
-            cand = F[0]
-            cur = best[e]
-            if cur is None or cand > cur:
-                best[e], back[e], isunk[e] = cand, s, False
+        e = s + 1
+        top = s + maxlen if s + maxlen < n else n
+        while e <= top:
+            sc = get(word[s:e], _STOP)
+            if sc is _STOP:
+                break
+            if sc is not None:
+                if e == s + 1:
+                    single = True
+                cur = best[e]
+                if cur is None or sc + base > cur:
+                    F[0] = sc + base
+                    if cur is None or F[0] > cur:
+                        best[e], back[e], isunk[e] = F[0], s, False
+            e += 1
         if not single:
             F[0] = unk + base
             cand = F[0]
@@ -282,24 +310,217 @@ class SPModel:
         return path, best[n]
 
 
-def sp_two_best(word, model):
+_THIRD = itemgetter(2)
+
+
+class SPCorpus:
+    """The trainer's corpus: each ``▁``-word's count and its lattice under the current
+    :class:`SPModel`, kept from model to model, and the walks over every lattice:
+    forward-backward (:meth:`expected`) and Viterbi (:meth:`loss`, :meth:`freq`).
+
+    A node is ``(start, end, k, a)``: ``k`` the piece's fixed number (its place among every
+    piece this corpus has seen; ``len(self.pieces)`` for an unknown character), whose score the
+    current model gives; ``a`` the number its counts go to (an unknown character's go to the
+    model's first piece, as the C++ trainer's, whose model has no unknown id). Training only
+    removes pieces, so a new model's lattice is the old one without the removed pieces' nodes;
+    a word holding a character that no piece covers any more (or again) is built afresh. The
+    sums run in the order :meth:`SPModel.viterbi` and the C++ add them.
+
+    Example::
+
+        >>> c = SPCorpus([("▁ab", 2), ("▁a", 1)], SPModel([("▁", -1.0), ("a", -2.0), ("▁a", -2.5)]))
+        >>> c.loss(), c.freq()
+        (32.5, [2.0, 0.0, 3.0])
+        >>> c.update(SPModel([("▁a", -1.0), ("a", -2.0)]))  # "▁" and "b" are unknown now
+        >>> c.nodes[0], [round(x, 3) for x in c.expected()]  # their counts go to the first piece
+        ([(0, 2, 2, 2), (0, 1, 3, 2), (1, 2, 1, 1), (2, 3, 3, 2)], [5.0, 0.0])
+    """
+
+    def __init__(self, corpus, model: SPModel):
+        self.words = [w for w, _ in corpus]
+        self.counts = [f for _, f in corpus]
+        self.chars = set().union(*self.words)
+        self.pieces: list[str] = []  # k -> piece
+        self.number: dict = {}  # piece -> k
+        self.prefixes: dict = {}  # every prefix of a piece -> its k, or -1 when it is not a piece
+        self.live: list = []
+        self.missing: set = set()
+        self.first = -1  # k of the model's first piece (where unknown characters count)
+        self.nodes: list = []
+        self.piece_nodes: dict = {}  # a piece -> its nodes, no unknown ones, as last built
+        self.update(model)
+
+    def _learn(self, pieces) -> bool:
+        """Number the pieces never seen before; True when there were some."""
+        new = [p for p in pieces if p not in self.number]
+        prefixes = self.prefixes
+        for p in new:
+            self.number[p] = prefixes[p] = len(self.pieces)
+            self.pieces.append(p)
+            for j in range(1, len(p)):
+                prefixes.setdefault(p[:j], -1)
+        return bool(new)
+
+    def update(self, model: SPModel) -> None:
+        """Move every lattice to ``model``."""
+        grew = self._learn([p for p, _ in model.pieces])
+        unk = len(self.pieces)
+        order = [self.number[p] for p, _ in model.pieces]
+        live = [False] * (unk + 1)
+        score = [0.0] * (unk + 1)
+        for k, (_, sc) in zip(order, model.pieces):
+            live[k], score[k] = True, sc
+        live[unk], score[unk] = True, model.unk
+        number = self.number
+        missing = {c for c in self.chars if c not in number or not live[number[c]]}
+        first = order[0] if order else unk
+        back = [k for k in order if k < len(self.live) and not self.live[k]]
+        dead = [k for k, was in enumerate(self.live) if was and not live[k]]
+        # words whose unknown nodes move or change where they count are built afresh
+        touched = missing ^ self.missing if first == self.first else missing | self.missing
+        touched |= {self.pieces[k] for k in back}
+        self.model, self.live, self.score, self.order = model, live, score, order
+        self.position = {k: i for i, k in enumerate(order)}
+        self.missing, self.first = missing, first
+        if grew or back:  # a piece's lattice kept is one without the pieces gone since
+            self.piece_nodes.clear()
+        if grew or any(len(self.pieces[k]) > 1 for k in back) or not self.nodes:
+            self.nodes = [self._build(w) for w in self.words]
+            return
+        if not touched and not dead:
+            return
+        out = []
+        for w, nodes in zip(self.words, self.nodes):
+            if touched and not touched.isdisjoint(w):
+                out.append(self._build(w))
+            elif dead:
+                out.append(list(compress(nodes, map(live.__getitem__, map(_THIRD, nodes)))))
+            else:
+                out.append(nodes)
+        self.nodes = out
+
+    def _build(self, word: str) -> list:
+        """``word``'s nodes under the current model, by start then length."""
+        out = []
+        get, live = self.prefixes.get, self.live
+        unk, first = len(self.pieces), self.first
+        n = len(word)
+        for s in range(n):
+            single = False
+            e = s + 1
+            while e <= n:
+                k = get(word[s:e])
+                if k is None:
+                    break
+                if k >= 0 and live[k]:
+                    out.append((s, e, k, k))
+                    if e == s + 1:
+                        single = True
+                e += 1
+            if not single:
+                out.append((s, s + 1, unk, first))
+        return out
+
+    def model_nodes(self, word: str) -> list:
+        """``word``'s lattice as :meth:`SPModel.nodes` gives it: ``(start, end, index in the
+        model, score)``. A piece's own lattice is kept (the trainer asks for it every round)."""
+        score, at, live = self.score, self.position, self.live
+        if not self.missing.isdisjoint(word):  # unknown nodes
+            return [(s, e, at[a], score[k]) for s, e, k, a in self._build(word)]
+        kept = self.piece_nodes.get(word)
+        kept = self.piece_nodes[word] = self._build(word) if kept is None else [nd for nd in kept if live[nd[2]]]
+        return [(s, e, at[k], score[k]) for s, e, k, _ in kept]
+
+    def _by_model(self, acc) -> list[float]:
+        return [acc[k] for k in self.order]
+
+    def expected(self) -> list[float]:
+        """Each piece's expected count (forward-backward over every word, weighted by its count),
+        in the model's order."""
+        acc = [0.0] * len(self.score)
+        score = self.score
+        log1p, exp, neg = math.log1p, math.exp, -math.inf
+        for w, f, nodes in zip(self.words, self.counts, self.nodes):
+            n = len(w)
+            alpha = [neg] * (n + 1)
+            alpha[0] = 0.0
+            for s, e, k, _ in nodes:  # logaddexp, cut off at exp(-50) as sentencepiece does
+                x, y = alpha[e], alpha[s] + score[k]
+                if x < y:
+                    x, y = y, x
+                alpha[e] = x if y == neg or x > y + 50 else x + log1p(exp(y - x))
+            beta = [neg] * (n + 1)
+            beta[n] = 0.0
+            for s, e, k, _ in reversed(nodes):
+                x, y = beta[s], score[k] + beta[e]
+                if x < y:
+                    x, y = y, x
+                beta[s] = x if y == neg or x > y + 50 else x + log1p(exp(y - x))
+            z = alpha[n]
+            for s, e, k, a in nodes:
+                acc[a] += f * exp(alpha[s] + score[k] + beta[e] - z)
+        return self._by_model(acc)
+
+    def _best_cuts(self):
+        """Viterbi over every word: (count, nodes, best score per position, the node that ends
+        each position's best cut)."""
+        score = self.score
+        for w, f, nodes in zip(self.words, self.counts, self.nodes):
+            n = len(w)
+            best = [None] * (n + 1)
+            back = [0] * (n + 1)
+            best[0] = 0.0
+            for j, (s, e, k, _) in enumerate(nodes):
+                base = best[s]
+                if base is None:
+                    continue
+                cand = base + score[k]
+                cur = best[e]
+                if cur is None or cand > cur:
+                    best[e], back[e] = cand, j
+            yield f, nodes, best, back
+
+    def loss(self) -> float:
+        """``sum(count * -best score)`` over the words."""
+        total = 0.0
+        for f, _, best, _ in self._best_cuts():
+            total -= f * best[-1]
+        return total
+
+    def freq(self) -> list[float]:
+        """How often each piece is on a word's best cut (weighted by the word's count), in the
+        model's order."""
+        acc = [0.0] * len(self.score)
+        for f, nodes, best, back in self._best_cuts():
+            n = len(best) - 1
+            while n > 0:
+                node = nodes[back[n]]
+                acc[node[3]] += f
+                n = node[0]
+        return self._by_model(acc)
+
+
+def sp_two_best(word, model, nodes=None):
     """The best and second-best segmentations of a piece's own string (``Lattice::NBest(2)``),
-    as lists of nodes; one entry when only one segmentation exists."""
-    nodes = model.nodes(word)
+    as lists of nodes; one entry when only one segmentation exists. ``nodes``: the piece's
+    lattice when already built (default: ``model.nodes(word)``)."""
+    nodes = model.nodes(word) if nodes is None else nodes
     n = len(word)
-    tops: list = [[] for _ in range(n + 1)]  # per end position: up to 2 (score, node, previous entry)
+    tops: list = [[] for _ in range(n + 1)]  # per end position: up to 2 (score, node, previous entry), best first
     tops[0] = [(0.0, None, None)]
     for node in nodes:
         s, e, _, sc = node
+        cur = tops[e]
         for entry in tops[s]:
             cand = (entry[0] + sc, node, entry)
-            cur = tops[e]
             if len(cur) < 2:
                 cur.append(cand)
-                cur.sort(key=lambda t: -t[0])
             elif cand[0] > cur[1][0]:
                 cur[1] = cand
-                cur.sort(key=lambda t: -t[0])
+            else:
+                continue
+            if len(cur) == 2 and cur[1][0] > cur[0][0]:  # a stable sort, best first
+                cur[0], cur[1] = cur[1], cur[0]
     out = []
     for entry in tops[n][:2]:
         path = []

@@ -35,10 +35,18 @@ from collections import Counter
 from collections.abc import Mapping
 
 from ..text.pretokenize import SentencePieceSpace
-from ..text.scripts import ANY_SCRIPT, MARK, NOT_CHARACTERS, f32, f32_all, required_characters, script_of
-from .lattice import SPModel, sp_two_best
+from ..text.scripts import (
+    MARK,
+    NOT_CHARACTERS,
+    f32,
+    f32_all,
+    required_characters,
+    script_of,
+)
+from .lattice import SPCorpus, SPModel, sp_two_best
 from .trace import SP_META, Removed, UnigramSnapshot
-from .words import sentences as read_sentences, word_count_items
+from .words import sentences as read_sentences
+from .words import word_count_items
 
 __all__ = ["sp_lines", "sp_normalized", "sp_rounds"]
 
@@ -58,14 +66,6 @@ def _digamma(x: float) -> float:
     xx2 = xx * xx
     xx4 = xx2 * xx2
     return result + math.log(x) + xx2 / 24.0 - 7.0 / 960.0 * xx4 + 31.0 / 8064.0 * xx4 * xx2 - 127.0 / 30720.0 * xx4 * xx4
-
-
-def _logaddexp(x: float, y: float) -> float:
-    if x < y:
-        x, y = y, x
-    if y == -math.inf or x > y + 50:  # SentencePiece's cut-off: exp(-50) is nothing
-        return x
-    return x + math.log1p(math.exp(y - x))
 
 
 # -- the corpus as sentencepiece reads it --------------------------------------------------------
@@ -151,6 +151,50 @@ def _first_byte(ch: str) -> int:
 
 # -- seeds ---------------------------------------------------------------------------------------
 
+def _split_words(s: str) -> list[str]:
+    """A sentence's words as sentencepiece's ``SplitIntoWords`` makes them: a word starts at the
+    sentence's start and at every ``▁`` (a sentence whose ``▁`` became ``▅`` is one word)."""
+    parts = s.split(MARK)
+    words = [MARK + w for w in parts[1:]]
+    if parts[0]:
+        words.insert(0, parts[0])
+    return words
+
+
+_BREAK = "break"  # the script code of a character no piece may hold
+
+
+def _piece_ends(word: str, max_len: int) -> list[int]:
+    """For each start ``i``, where the valid pieces starting there end at the latest (exclusive):
+    a ``▁`` only first, no ``▅`` or control character, one script (a combining mark takes the
+    script before it), at most ``max_len`` characters.
+
+    Read from the right: a piece starting at ``i`` runs until the next character no piece
+    holds, or the next character of another script than its first scripted one."""
+    n = len(word)
+    codes = [_BREAK if ch in NOT_CHARACTERS or ch == UNK_CHAR or (ch == MARK and j) else script_of(ch)
+             for j, ch in enumerate(word)]
+    kinds = set(codes[1:] if word.startswith(MARK) else codes)
+    if len(kinds) <= 1 and _BREAK not in kinds:  # one script throughout (the common case)
+        return [min(n, i + max_len) for i in range(n)]
+    ends = [0] * n
+    stop = n  # the next character no piece holds
+    first = None  # the next scripted character before it: (its script, where the script changes)
+    for j in range(n - 1, -1, -1):
+        sc = codes[j]
+        if sc is _BREAK:
+            stop, first = j, None
+            ends[j] = j
+            continue
+        if sc != "INHERITED":
+            change = stop if first is None else (first[1] if first[0] == sc else first[2])
+            first = (sc, change, j)
+        ends[j] = stop if first is None else first[1]
+    if word.startswith(MARK):
+        ends[0] = ends[1] if n > 1 else 1
+    return [min(e, i + max_len) for i, e in enumerate(ends)]
+
+
 def _seeds(sentences: list[tuple[str, int]], max_len: int, seed_size: int = 1_000_000):
     """The seed pieces (longer than one character) and their frequencies, as sentencepiece 0.2.3
     finds them: the nodes of the suffix tree of the UTF-8 text (every sentence followed by a NUL
@@ -160,63 +204,56 @@ def _seeds(sentences: list[tuple[str, int]], max_len: int, seed_size: int = 1_00
     not all the same. A node ``piece + NUL`` (the piece ends several sentences, one of them the
     last) counts for the piece too, once more (the C++ trims the NUL and adds the counts).
     """
-    # every sentence is a run of ▁-words; a piece never crosses a ▁ after its first character
+    # every sentence is a run of words; a piece never crosses a word's start
     words: Counter = Counter()
     for s, weight in sentences:
-        parts = s.split(MARK)[1:]
+        parts = _split_words(s)
         last = len(parts) - 1
         for i, w in enumerate(parts):
-            words[(MARK + w, i == last)] += weight
+            words[(w, i == last)] += weight
     stats: dict = {}
+    mark_byte = _first_byte(MARK)
     for (word, at_end), m in words.items():
-        n = len(word)
-        after_word = 0 if at_end else _first_byte(MARK)
-        for i in range(n):
-            prev = ANY_SCRIPT
-            for j in range(i, min(n, i + max_len)):
-                ch = word[j]
-                if ch == MARK:
-                    if j > i:
-                        break
-                else:
-                    if ch in NOT_CHARACTERS or ch == UNK_CHAR:
-                        break
-                    sc = script_of(ch)
-                    if sc == "INHERITED":
-                        sc = prev
-                    if prev is not ANY_SCRIPT and sc is not ANY_SCRIPT and sc != prev:
-                        break
-                    prev = sc
-                if j == i:
-                    continue
-                piece = word[i:j + 1]
-                nb = _first_byte(word[j + 1]) if j + 1 < n else after_word
+        nexts = [_first_byte(ch) for ch in word[1:]]
+        nexts.append(0 if at_end else mark_byte)  # the byte after word[j] is nexts[j]
+        for i, end in enumerate(_piece_ends(word, max_len)):
+            for j in range(i + 2, end + 1):
+                piece = word[i:j]
                 st = stats.get(piece)
                 if st is None:
-                    stats[piece] = [m, nb, False]
+                    stats[piece] = [m, nexts[j - 1], False]
                 else:
                     st[0] += m
-                    if not st[2] and st[1] != nb:
+                    if not st[2] and st[1] != nexts[j - 1]:
                         st[2] = True
     freq = {p: st[0] for p, st in stats.items() if st[0] >= 2 and st[2]}
     if sentences:
-        # pieces + NUL: suffixes of the very last sentence that end other sentences too
-        last = sentences[-1][0].rsplit(MARK, 1)[-1]
-        last = MARK + last
-        ends: Counter = Counter()
-        for (word, at_end), m in words.items():
-            if at_end:
-                ends[word] += m
-        for i in range(len(last) - 1):
-            piece = last[i:]
-            if piece not in stats:
-                continue  # not a valid piece
-            n_end = sum(m for w, m in ends.items() if w.endswith(piece))
-            if n_end >= 2:
-                freq[piece] = freq.get(piece, 0) + n_end
+        _count_last_ends(sentences[-1][0], words, stats, freq)
     ranked = sorted(((p, f32(float(f) * len(p))) for p, f in freq.items() if f >= 2),
                     key=lambda t: (-t[1], -len(t[0].encode("utf-8", "surrogatepass")), t[0]))
     return ranked[:seed_size]
+
+
+def _count_last_ends(sentence: str, words: Counter, stats: dict, freq: dict) -> None:
+    """The nodes ``piece + NUL``: suffixes of the very last sentence that end other sentences
+    too (each counted once more, into ``freq``)."""
+    last = _split_words(sentence)[-1]
+    shared = [0] * (len(last) + 1)  # shared[k]: how many sentences end with last's last k characters
+    for (word, at_end), m in words.items():
+        if at_end:
+            k = 0
+            for a, b in zip(reversed(word), reversed(last)):
+                if a != b:
+                    break
+                k += 1
+            shared[k] += m
+    for k in range(len(last) - 1, -1, -1):  # at least k characters in common
+        shared[k] += shared[k + 1]
+    for i in range(len(last) - 1):
+        piece = last[i:]
+        n_end = shared[len(piece)]
+        if piece in stats and n_end >= 2:  # a valid piece
+            freq[piece] = freq.get(piece, 0) + n_end
 
 
 def _char_counts(sentences: list[tuple[str, int]]) -> Counter:
@@ -241,34 +278,28 @@ def _alphabet(sentences, vocab_size, coverage):
                          f"this corpus needs plus <unk>, <s> and </s>), got {vocab_size}")
     keep = set(required)
     if len(keep) != len(char_counts):
-        sentences = [("".join(c if c in keep else UNK_CHAR for c in s), n) for s, n in sentences]
+        rare = {c for c in char_counts if c not in keep}
+        table = str.maketrans({c: UNK_CHAR for c in rare})
+        sentences = [(s if rare.isdisjoint(s) else s.translate(table), n) for s, n in sentences]
     return sentences, {c: char_counts[c] for c in required}
 
 
-def _seed_model(sentences, max_len) -> SPModel:
-    """The characters (most frequent first), then the seeds, scored ``log(score / total)``."""
-    all_chars = _char_counts(sentences)
-    all_chars.pop(UNK_CHAR, None)
-    seeds = [(c, float(n)) for c, n in sorted(all_chars.items(), key=lambda t: (-t[1], t[0]))]
+def _seed_model(sentences, max_len, char_counts) -> SPModel:
+    """The characters (most frequent first; ``char_counts``: those the sentences hold, ``▅``
+    aside), then the seeds, scored ``log(score / total)``."""
+    seeds = [(c, float(n)) for c, n in sorted(char_counts.items(), key=lambda t: (-t[1], t[0]))]
     seeds += _seeds(sentences, max_len)
     logsum = math.log(sum(s for _, s in seeds))
     return SPModel(list(zip([p for p, _ in seeds], f32_all(math.log(s) - logsum for _, s in seeds))))
 
 
 def _word_corpus(sentences) -> list[tuple[str, int]]:
-    """The ``▁``-words and their counts, most frequent first."""
+    """The words (``SplitIntoWords``) and their counts, most frequent first."""
     words: Counter = Counter()
     for s, weight in sentences:
-        for w in s.split(MARK)[1:]:
-            words[MARK + w] += weight
+        for w in _split_words(s):
+            words[w] += weight
     return sorted(words.items(), key=lambda t: (-t[1], t[0]))
-
-
-def _loss_of(model, corpus) -> float:
-    total = 0.0
-    for w, f in corpus:
-        total -= f * model.viterbi(w)[1]
-    return total
 
 
 # -- the rounds ----------------------------------------------------------------------------------
@@ -278,32 +309,34 @@ def sp_rounds(sentences, vocab_size, coverage, max_len, sub_iterations, callback
     their counts, and the required characters with theirs. ``sentences``: ``(sentence, weight)``
     runs from :func:`sp_normalized`, at least one."""
     sentences, req_counts = _alphabet(sentences, vocab_size, coverage)
-    model = _seed_model(sentences, max_len)
+    model = _seed_model(sentences, max_len, req_counts)
     corpus = _word_corpus(sentences)
+    lattices = SPCorpus(corpus, model)
     desired = int(vocab_size * 1.1)
-    rounds = [UnigramSnapshot(0, dict(model.pieces), _loss_of(model, corpus), note="seeds")]
+    rounds = [UnigramSnapshot(0, dict(model.pieces), lattices.loss(), note="seeds")]
     while True:
         removed: list = []
         for _ in range(sub_iterations):
-            model, dropped = _em_step(model, corpus)
+            model, dropped = _em_step(lattices)
             removed += [Removed(p, None, False, "EM: expected count below 0.5") for p in dropped]
-        model, em_removed, losses, kept_at_cut = _prune(model, corpus, desired)
+        model, em_removed, losses, kept_at_cut = _prune(lattices, desired)
         removed += em_removed
-        rounds.append(UnigramSnapshot(len(rounds), dict(model.pieces), _loss_of(model, corpus), removal_losses=losses,
+        rounds.append(UnigramSnapshot(len(rounds), dict(model.pieces), lattices.loss(), removal_losses=losses,
                                       removed=tuple(removed), kept_at_cut=kept_at_cut))
         if callback is not None:
             callback(len(rounds) - 1, len(model.pieces))
         if len(model.pieces) <= desired:
             break
-    rounds.append(_final_round(len(rounds), model, corpus, req_counts, vocab_size))
+    rounds.append(_final_round(len(rounds), lattices, req_counts, vocab_size))
     return rounds, corpus, req_counts
 
 
-def _final_round(k, model, corpus, req_counts, vocab_size) -> UnigramSnapshot:
+def _final_round(k, lattices, req_counts, vocab_size) -> UnigramSnapshot:
     """The end: drop pieces that can never win, put the required characters back, fill vocab_size."""
+    model = lattices.model
     reachable, unreachable = [], []
     for p, s in model.pieces:
-        path, alt = _unreachable_check(p, s, model)
+        path, alt = (None, False) if len(p) == 1 else _unreachable_check(p, s, model, lattices.model_nodes(p))
         (unreachable if alt else reachable).append((p, s))
     model = SPModel(reachable)
     final: dict = {}
@@ -329,38 +362,27 @@ def _final_round(k, model, corpus, req_counts, vocab_size) -> UnigramSnapshot:
     ordered = dict(sorted(final.items(), key=lambda t: (-t[1], t[0])))
     removed = [Removed(p, None, False, "can never win: its parts score higher") for p, _ in unreachable]
     removed += [Removed(p, None, False, "below the final cut") for p, _ in model.pieces if p not in ordered]
-    last = SPModel(list(ordered.items()))
-    return UnigramSnapshot(k, ordered, _loss_of(last, corpus), removed=tuple(removed),
+    lattices.update(SPModel(list(ordered.items())))
+    return UnigramSnapshot(k, ordered, lattices.loss(), removed=tuple(removed),
                            note="final: unreachable pieces dropped, required characters back, best scores")
 
 
-def _unreachable_check(piece, score, model):
-    """Whether another cut of ``piece`` beats the piece itself (``PruneUnreachableSentencePieces``)."""
+def _unreachable_check(piece, score, model, nodes):
+    """Whether another cut of ``piece`` beats the piece itself (``PruneUnreachableSentencePieces``);
+    ``nodes``: its lattice."""
     me = model.index[piece][0]
-    nodes = [nd for nd in model.nodes(piece) if not (nd[0] == 0 and nd[1] == len(piece) and nd[2] == me)]
+    nodes = [nd for nd in nodes if not (nd[0] == 0 and nd[1] == len(piece) and nd[2] == me)]
     if len(piece) == 1 or not nodes:
         return None, False
     path, alt = model.viterbi(piece, nodes)
     return path, alt is not None and alt > score
 
 
-def _em_step(model, corpus):
-    expected = [0.0] * len(model.pieces)
-    for w, f in corpus:
-        nodes = model.nodes(w)
-        n = len(w)
-        alpha = [-math.inf] * (n + 1)
-        alpha[0] = 0.0
-        for s, e, _, sc in nodes:
-            alpha[e] = _logaddexp(alpha[e], alpha[s] + sc)
-        beta = [-math.inf] * (n + 1)
-        beta[n] = 0.0
-        for s, e, _, sc in reversed(nodes):
-            beta[s] = _logaddexp(beta[s], sc + beta[e])
-        z = alpha[n]
-        for s, e, i, sc in nodes:
-            expected[i] += f * math.exp(alpha[s] + sc + beta[e] - z)
-    expected = f32_all(expected)
+def _em_step(lattices):
+    """One EM step: expected counts (E), pieces under 0.5 dropped, digamma scores (M); the
+    lattices move to the new model, which is returned with the dropped pieces."""
+    model = lattices.model
+    expected = f32_all(lattices.expected())
     kept, dropped = [], []
     total = 0.0
     for (p, _), x in zip(model.pieces, expected):
@@ -370,25 +392,27 @@ def _em_step(model, corpus):
         kept.append((p, x))
         total += x
     dg = f32(_digamma(f32(total)))
-    return SPModel(list(zip([p for p, _ in kept], f32_all(_digamma(x) - dg for _, x in kept)))), dropped
+    model = SPModel(list(zip([p for p, _ in kept], f32_all(_digamma(x) - dg for _, x in kept))))
+    lattices.update(model)
+    return model, dropped
 
 
-def _prune(model, corpus, desired):
+def _prune(lattices, desired):
+    """Keep the pieces that lose the corpus the most likelihood when cut their second-best way;
+    the lattices move to the new model."""
+    model = lattices.model
     pieces = model.pieces
     always_keep = [True] * len(pieces)
     alternatives: list = [[] for _ in pieces]
     for i, (p, _) in enumerate(pieces):
-        nb = sp_two_best(p, model)
+        nb = sp_two_best(p, model, lattices.model_nodes(p))
         if len(nb) == 1:
             continue
         if len(nb[0]) >= 2:
             always_keep[i] = False
         elif len(nb[0]) == 1:
             alternatives[i] = [nd[2] for nd in nb[1]]
-    freq = [0.0] * len(pieces)
-    for w, f in corpus:
-        for nd in model.viterbi(w)[0]:
-            freq[nd[2]] += f
+    freq = lattices.freq()
     total = f32(sum(freq))
     logsum = f32(math.log(total))
     kept, candidates, removed = [], [], []
@@ -425,4 +449,6 @@ def _prune(model, corpus, desired):
     tied_cut = bool(rest) and cut_value is not None and rest[0][1] == cut_value
     removed += [Removed(pieces[i][0], loss, tied_cut and loss == cut_value, "lowest likelihood loss") for i, loss in rest]
     kept_at_cut = tuple(pieces[i][0] for i, loss in ranked[:taken] if tied_cut and loss == cut_value)
-    return SPModel(new), removed, losses, kept_at_cut
+    model = SPModel(new)
+    lattices.update(model)
+    return model, removed, losses, kept_at_cut
