@@ -58,12 +58,13 @@ import baseline  # noqa: E402
 from corpora import load_text  # noqa: E402
 from report import cpu_model, fill, git_rev, md_table, print_console, version_of  # noqa: E402
 from sections import Context, big, browser, compare_view, gpt, long, real, rss, spm, unigram  # noqa: E402
-from sections import long_steps  # noqa: E402
+from sections import long_steps, unigram_scaling  # noqa: E402
 from sections import main as main_section  # noqa: E402
 from settings import SECTIONS, Sizes  # noqa: E402
 from timing import load1  # noqa: E402
 
-RUN = {"main": main_section.run, "gpt": gpt.run, "spm": spm.run, "unigram": unigram.run, "long": long.run,
+RUN = {"main": main_section.run, "gpt": gpt.run, "spm": spm.run, "unigram": unigram.run,
+       "unigram_scaling": unigram_scaling.run, "long": long.run,
        "long_steps": long_steps.run, "real": real.run, "compare": compare_view.run}
 
 OWN_REPEAT = ("gpt", "spm", "unigram", "long", "big")  # sections with a --SECTION-repeat of their own

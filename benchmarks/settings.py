@@ -31,7 +31,7 @@ TARGETS = {
     "unigram_round_ms": 20.0,  # median cold read of a Unigram round (fields + a few segmentations)
     "compare_view_ms": 300.0,  # the side-by-side view: 2,000 characters through 4 tokenizers, encode + HTML
 }
-SECTIONS = ("main", "gpt", "spm", "unigram", "long", "long_steps", "real", "compare", "big", "rss")
+SECTIONS = ("main", "gpt", "spm", "unigram", "unigram_scaling", "long", "long_steps", "real", "compare", "big", "rss")
 
 SLIDER_SENTENCE = "The tokenizer splits unfamiliar words into subword units."
 NOTEBOOK_TIMEOUT = 600  # seconds per cell

@@ -4,7 +4,7 @@ Each section module has ``run(ctx) -> (checks, console, md)``: it times its comp
 returns its rows of the Targets table, the tables printed on the console and its Markdown
 section (prose in ``text/<section>.md``). ``main`` is the documentation-text suite (training,
 memory, snapshots, encoding in ``bpe_training``, the slider in ``slider``, the notebooks in
-``notebooks``); ``gpt``, ``spm``, ``unigram`` (with ``unigram_report`` and ``ste``), ``long``,
+``notebooks``); ``gpt``, ``spm``, ``unigram`` (with ``unigram_report`` and ``ste``), ``unigram_scaling``, ``long``,
 ``big`` and ``rss`` follow; ``browser`` reads the browser test's figures.
 """
 
