@@ -12,8 +12,9 @@ Two flavours, each exact against its source: ``flavour="hf-course"``, the Huggin
 code (:mod:`.course`), and ``flavour="sentencepiece"``, sentencepiece 0.2.3's trainer
 (:mod:`.sentencepiece`). The other files: :mod:`.train` (``train_unigram`` and its checks),
 :mod:`.trace` (the rounds kept, encoding and decoding), :mod:`.lattice` (Viterbi and the
-lattice), :mod:`.words` (text into ``▁``-words, the corpus argument), :mod:`.from_pieces` (a
-model read from a file, ``unigram_from_pieces``: no training, the file's ids and encoder).
+lattice), :mod:`.sp_encoder` (sentencepiece's encoder, each word's cut cached), :mod:`.words`
+(text into ``▁``-words, the corpus argument), :mod:`.from_pieces` (a model read from a file,
+``unigram_from_pieces``: no training, the file's ids and encoder).
 
 Example (the course's toy corpus, with its 15 seed pieces)::
 

@@ -6,30 +6,29 @@ This file only answers "how is this word cut, given these piece scores": the tra
 
 * :func:`best_cut`: the exact, readable Viterbi both flavours' encoders agree with (64-bit sums);
 * :func:`course_cut`: the Hugging Face course's ``encode_word`` (lowest ``-log p`` wins);
-* :func:`sp_encode_word`: SentencePiece's encoder (32-bit sums, runs of unknowns as one piece);
 * :class:`SPModel` and :func:`sp_two_best`: the lattice sentencepiece's trainer builds (nodes,
   Viterbi, the two best cuts).
+
+SentencePiece's encoder (32-bit sums, a line at once, each word's cut cached) is
+:mod:`.sp_encoder`.
 
 Example::
 
     >>> scores = {"h": -3.0, "u": -3.0, "g": -3.0, "hu": -2.5, "ug": -2.5, "hug": -6.0}
     >>> best_cut("hug", scores.get, 3)  # h+ug and hu+g both score -5.5: the first found is kept
     (('h', 'ug'), -5.5, True)
-    >>> sp_encode_word("hugz", scores, 3, -13.0)
-    ('h', 'ug', 'z')
 """
 
 from __future__ import annotations
 
 import math
-from array import array
 from collections.abc import Sequence
 from itertools import compress
 from operator import itemgetter
 
 from ..text.scripts import f32
 
-__all__ = ["UNK_PENALTY", "best_cut", "course_cut", "sp_encode_word", "SPModel", "SPCorpus", "sp_two_best", "PrefixCuts"]
+__all__ = ["UNK_PENALTY", "best_cut", "course_cut", "SPModel", "SPCorpus", "sp_two_best", "PrefixCuts"]
 
 UNK_PENALTY = 10.0  # an unknown character scores the lowest piece's score minus this
 
@@ -180,74 +179,6 @@ def course_cut(word, neg, maxlen, start, exclude=None, table=None):
     if table is not None:
         table.extend((None if b is None else -b, back, tie) for b, back, tie in inner)
     return pieces, (None if score is None else -score), tied
-
-
-_STOP = object()
-_PREFIX_TABLES: dict = {}  # id(scores) -> (scores, its prefix table): the last few piece tables encoded with
-
-
-def _prefix_table(scores: dict) -> dict:
-    """Every prefix of a piece -> the piece's score, or None when the prefix is not a piece."""
-    got = _PREFIX_TABLES.get(id(scores))
-    if got is not None and got[0] is scores and got[1] == len(scores):
-        return got[2]
-    table: dict = {}
-    for p in scores:
-        for j in range(1, len(p)):
-            table.setdefault(p[:j], None)
-    table.update(scores)
-    if len(_PREFIX_TABLES) >= 4:
-        _PREFIX_TABLES.pop(next(iter(_PREFIX_TABLES)))
-    _PREFIX_TABLES[id(scores)] = (scores, len(scores), table)
-    return table
-
-
-def sp_encode_word(word, scores, maxlen, unk):
-    """SentencePiece's encoder on one ``▁word`` (or a line of them): Viterbi in 32-bit floats (as
-    ``EncodeOptimized`` adds them), an unknown character scoring ``unk``, a run of unknown
-    characters one piece. (A candidate is rounded to 32 bits only when its 64-bit sum beats the
-    best so far: rounding never moves a sum past a 32-bit value.)"""
-    n = len(word)
-    best = [None] * (n + 1)
-    back = [0] * (n + 1)
-    isunk = [False] * (n + 1)
-    best[0] = 0.0
-    get = _prefix_table(scores).get
-    F = array("f", [0.0])  # a 32-bit float cell: sums round as the C++ rounds them
-    for s in range(n):
-        base = best[s]
-        single = False
-        e = s + 1
-        top = s + maxlen if s + maxlen < n else n
-        while e <= top:
-            sc = get(word[s:e], _STOP)
-            if sc is _STOP:
-                break
-            if sc is not None:
-                if e == s + 1:
-                    single = True
-                cur = best[e]
-                if cur is None or sc + base > cur:
-                    F[0] = sc + base
-                    if cur is None or F[0] > cur:
-                        best[e], back[e], isunk[e] = F[0], s, False
-            e += 1
-        if not single:
-            F[0] = unk + base
-            cand = F[0]
-            cur = best[s + 1]
-            if cur is None or cand > cur:
-                best[s + 1], back[s + 1], isunk[s + 1] = cand, s, True
-    pieces, e = [], n
-    while e > 0:
-        s = back[e]
-        if isunk[e] and pieces and pieces[-1][1]:
-            pieces[-1] = (word[s:e] + pieces[-1][0], True)  # a run of unknowns is one piece
-        else:
-            pieces.append((word[s:e], isunk[e]))
-        e = s
-    pieces.reverse()
-    return tuple(p for p, _ in pieces)
 
 
 class SPModel:

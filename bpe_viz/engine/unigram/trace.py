@@ -35,7 +35,8 @@ from typing import NamedTuple
 from ..protocol import Tokenizer, check_plain_encode
 from ..text.pretokenize import SentencePieceSpace
 from ..text.scripts import MARK, f32
-from .lattice import UNK_PENALTY, PrefixCuts, best_cut, course_cut, sp_encode_word
+from .lattice import UNK_PENALTY, PrefixCuts, best_cut, course_cut
+from .sp_encoder import sp_encode_line
 from .words import metaspace_words
 
 __all__ = ["SP_META", "Removed", "UnigramSnapshot", "UnigramTrace", "UnigramEncoding", "UnigramWalkthrough"]
@@ -265,41 +266,38 @@ class UnigramTrace(Tokenizer):
             words, spans, entries = self._cut_lines(text, split, snap, index)
             return UnigramEncoding(text, self, snap.round, words, spans, entries)
         words, spans, entries = [], [], []
+        cut: dict = {}  # a word met again is cut once and shares its entry (as _cut_lines shares them)
         for w, span in split:
             words.append(w)
             spans.append(span)
-            pieces = self._cut(w, snap)[0] or ("<unk>",)
-            entries.append((list(pieces), [index.get(p, 0) for p in pieces]))
+            entry = cut.get(w)
+            if entry is None:
+                pieces = self._cut(w, snap)[0] or ("<unk>",)
+                entry = cut[w] = (list(pieces), [index.get(p, 0) for p in pieces])
+            entries.append(entry)
         return UnigramEncoding(text, self, snap.round, words, spans, entries)
 
     def _cut_lines(self, text, split, snap, index):
         """SentencePiece cuts a whole line at once: its running 32-bit sums carry across words,
-        which decides exact ties, so each line is cut as one string and shared out again."""
-        words, spans, entries = [], [], []
+        which decides exact ties (:func:`~.sp_encoder.sp_encode_line` gives each word's share)."""
+        words = [w for w, _ in split]
+        spans = [span for _, span in split]
+        entries = []
         maxlen, unk = self._maxlen(snap), self.unk_score(snap)
-        i, line_end = 0, -1
+        shared: dict = {}  # pieces -> their entry (a word's pieces met again share one)
+        i, line_end, n = 0, -1, len(split)
         for line in text.split("\n"):
             line_end += len(line) + 1
             j = i
-            while j < len(split) and split[j][1][0] < line_end:
+            while j < n and spans[j][0] < line_end:
                 j += 1
             if j == i:
                 continue
-            pieces = sp_encode_word("".join(w for w, _ in split[i:j]), snap.pieces, maxlen, unk)
-            at, carry = 0, ""
-            for w, span in split[i:j]:
-                mine, taken = [], 0
-                while taken < len(w):
-                    p = carry or pieces[at]
-                    at += not carry
-                    carry = ""
-                    if taken + len(p) > len(w):  # a run of unknowns across words (no "▁" piece): cut it
-                        p, carry = p[:len(w) - taken], p[len(w) - taken:]
-                    mine.append(p)
-                    taken += len(p)
-                words.append(w)
-                spans.append(span)
-                entries.append((mine, [index.get(p, 0) for p in mine]))
+            for pieces in sp_encode_line(words[i:j], snap.pieces, maxlen, unk):
+                entry = shared.get(pieces)
+                if entry is None:
+                    entry = shared[pieces] = (list(pieces), [index.get(p, 0) for p in pieces])
+                entries.append(entry)
             i = j
         return words, spans, entries
 
