@@ -3,7 +3,8 @@ of tokenizers and sentencepiece, and a whole process's peak.
 
 ``rss_growth`` (the Memory table on the documentation text), ``unigram_rss`` and
 ``spm_unigram_log`` (the Unigram section) and ``WholeRss`` (the bigger-corpus and whole-process
-sections, memoized so they share a measurement). Each child is ``python -c`` with a short script
+sections, memoized so they share a measurement; its "use" job is issue 20's memory job: train,
+read ``RSS_SNAPSHOTS`` random steps, encode the whole text). Each child is ``python -c`` with a short script
 (the ``*_CHILD`` strings below) that imports nothing but what it measures: a script file, or this
 benchmark's modules, would be compiled first and raise the peak before the baseline is taken. A
 failed child is reported on stderr and gives None: the report shows "n/a".
@@ -38,27 +39,45 @@ def hwm():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 """
 
-# Training one competitor on a corpus file (argv: ours / snmt, checkout, corpus file, merges). Prints
-# the peak resident set (KiB) at start, after the import, at the end, and the merges made.
+#: random steps the "use" job reads (issue 20's memory job: train, read 30 snapshots, encode)
+RSS_SNAPSHOTS = 30
+
+# One competitor on a corpus file (argv: ours / snmt, checkout, corpus file, merges, job). Job
+# "train": training only. Job "use": training, then (ours) RSS_SNAPSHOTS random steps read as a
+# view reads them (segmentation, pair counts, vocabulary), then the whole file encoded, keeping the
+# trace, the steps' cache and the encoding; subword-nmt, which has no steps, makes its apply-bpe
+# BPE from the codes and encodes every line, keeping the codes and the output. Prints the peak
+# resident set (KiB) at start, after the import, at the end, and the merges made.
 WHOLE_RSS_CHILD = HWM + r"""
-which, root, path, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+which, root, path, n, job = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 start = hwm()
+import io, random
 if which == "ours":
     sys.path.insert(0, root)
-    from bpe_viz import train_bpe
+    from bpe_viz import encode, train_bpe
     imported = hwm()
     with open(path, encoding="utf-8") as f:
         text = f.read()
     trace = train_bpe(text, n, preset="subword-nmt")
     made = len(trace.merges)
+    if job == "use":
+        for k in random.Random(0).sample(range(len(trace)), min(int(sys.argv[6]), len(trace))):
+            snap = trace[k]
+            snap.segmentation, snap.pair_counts, snap.vocab
+        encoded = encode(text, trace)
 else:
-    import io
     from subword_nmt.learn_bpe import learn_bpe
+    if job == "use":
+        from subword_nmt.apply_bpe import BPE
     imported = hwm()
     codes = io.StringIO()
     with open(path, encoding="utf-8") as f:
         learn_bpe(f, codes, n, min_frequency=2)
     made = sum(1 for line in codes.getvalue().splitlines() if line and not line.startswith("#version"))
+    if job == "use":
+        bpe = BPE(io.StringIO(codes.getvalue()))
+        with open(path, encoding="utf-8") as f:
+            encoded = [bpe.process_line(line) for line in f]
 print(start, imported, hwm(), made)
 """
 
@@ -183,8 +202,9 @@ def spm_unigram_log(vocab: int, chars: int | None) -> dict:
 
 
 class WholeRss:
-    """Whole-process peak RSS of a fresh process training on a corpus file, memoized by
-    (competitor, corpus name, merges), so sections share a measurement."""
+    """Whole-process peak RSS of a fresh process training on a corpus file (job "train") or
+    training, reading steps and encoding (job "use"), memoized by (competitor, corpus name,
+    merges, job), so sections share a measurement."""
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -197,11 +217,11 @@ class WholeRss:
         path.write_text("\n".join(snmt_lines(text)) + "\n", encoding="utf-8")
         self.files[name] = path
 
-    def __call__(self, which: str, name: str, n: int) -> dict | None:
-        key = (which, name, n)
+    def __call__(self, which: str, name: str, n: int, job: str = "train") -> dict | None:
+        key = (which, name, n, job)
         if key not in self.cache:
-            out = last_line(run_child(WHOLE_RSS_CHILD, [which, ROOT, self.files[name], n],
-                                      f"whole-process rss {which} {name} N={n}", cwd=self.folder))
+            out = last_line(run_child(WHOLE_RSS_CHILD, [which, ROOT, self.files[name], n, job, RSS_SNAPSHOTS],
+                                      f"whole-process rss {which} {name} N={n} ({job})", cwd=self.folder))
             if out is None:
                 self.cache[key] = None
             else:

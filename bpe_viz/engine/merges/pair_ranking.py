@@ -21,6 +21,21 @@ from .snapshot import Snapshot
 __all__ = ["PairRanking"]
 
 
+class _KeptKeys:
+    """A tie rule whose sort keys are kept for a trace's life (a symbol's key never changes): a
+    slider step on a real text ranks thousands of tied pairs, and spelling every symbol's key
+    anew cost most of it."""
+
+    def __init__(self, rule):
+        self.rule, self.positional, self.keys = rule, rule.positional, {}
+
+    def keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
+        key = self.keys.get(int_keys)
+        if key is None:
+            key = self.keys[int_keys] = self.rule.keyer(show, int_keys=int_keys, to_bytes=to_bytes, token_id=token_id)
+        return key
+
+
 class PairRanking:
     """The ranking half of a :class:`~bpe_viz.engine.merges.trace.Trace` (see the module)."""
 
@@ -74,7 +89,7 @@ class PairRanking:
         """Sort (internal pair, count) items best first by the trace's rule; public spelling out."""
         exact = self.rank_function(snap)
         primary = {p: exact(p, c) for p, c in items}
-        rule = self.tie_rule
+        rule = self.__dict__.get("_kept_rule") or self.__dict__.setdefault("_kept_rule", _KeptKeys(self.tie_rule))
         order = self.first_met(snap, primary) if rule.positional else None
         ranked = ranking.rank(items, primary, rule, order, self.show, self.to_bytes, self.hf_id)
         if self.remaps_marker:
@@ -192,7 +207,8 @@ class PairRanking:
         ids = {i for i in compress(range(len(counts)), map(top.__eq__, counts)) if i not in delta}
         ids.update(i for i, d in delta.items() if (counts[i] if i < len(counts) else 0) - d == top)
         cands = [(h.pairs[i], top) for i in sorted(ids)]
-        ranked = ranking.rank(cands, {p: top for p, _ in cands}, self.tie_rule, None, self.show, self.to_bytes,
+        rule = self.__dict__.get("_kept_rule") or self.__dict__.setdefault("_kept_rule", _KeptKeys(self.tie_rule))
+        ranked = ranking.rank(cands, {p: top for p, _ in cands}, rule, None, self.show, self.to_bytes,
                               self.hf_id)
         if self.remaps_marker:
             show = self.show

@@ -177,8 +177,48 @@ class PairIndex:
         dirty, moved = set(), set()  # pairs whose first occurrence left / that have a new one
         changed, new_syms, occ_total, work = [], [], 0, 0
         (a, b), dd_get, where_get = pair, dd.get, where.get
+        # the usual word holds the pair once, where its first ``a`` is, and ``a`` or ``b`` only
+        # there: no overlaps, no search for more (the general loop below does the rest)
+        fast = not first_rule and tok != a and tok != b
+        once = 2 if a == b else 1
         for w in sorted(where.pop(pair, ())):
             f = freqs[w]
+            old = seg[w]
+            if fast and (not long or w not in long):
+                j = old.index(a) if a in old else -1
+                n = len(old)
+                fast_word = 0 <= j < n - 1 and old[j + 1] == b and (old.count(a) == once or old.count(b) == once)
+            else:
+                fast_word = False
+            if fast_word:
+                new = old[:j] + (tok,) + old[j + 2:]
+                # "X A B Y" -> "X AB Y": the same count changes, in the same order, as below
+                x = old[j - 1] if j else None
+                if j + 2 < n:
+                    y = old[j + 2]
+                    gone = ((x, a), pair, (b, y)) if j else (pair, (b, y))
+                    came = ((x, tok), (tok, y)) if j else ((tok, y),)
+                else:
+                    gone, came = ((x, a), pair) if j else (pair,), ((x, tok),) if j else ()
+                for p in gone:
+                    dd[p] = dd_get(p, 0) - f
+                    if not (p[0] in new and p[1] in new and p in set(zip(new, new[1:]))):
+                        s_ = where_get(p)
+                        if s_ is not None:
+                            s_.discard(w)
+                for p in came:
+                    dd[p] = dd_get(p, 0) + f
+                    s_ = where_get(p)
+                    if s_ is None:
+                        where[p] = {w}
+                    else:
+                        s_.add(w)
+                occ_total += f
+                work += n + n - 1
+                seg[w] = new
+                changed.append(w)
+                new_syms.append(new)
+                continue
             lw = long.get(w)
             if lw is not None:
                 at = self._apply_long(w, lw, pair, tok, f, dd, dirty, moved)
@@ -188,7 +228,7 @@ class PairIndex:
                     occ_total += len(at.left) * f
                     work += 2 * len(at.left)
                 continue
-            old = new = seg[w]
+            new = old
             # left to right, non-overlapping; tuple.index and slicing run in C, and a word
             # usually has one occurrence. subtle: (a, a) on "a a a" -> "aa a"
             at, j = [], 0  # at: where, in old, each merged occurrence starts

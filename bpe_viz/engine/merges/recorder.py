@@ -10,8 +10,9 @@ A :class:`~bpe_viz.engine.merges.trace.Trace` does **not** copy the word diction
   occurrences it merged (the token counts follow from those);
 * every so often a checkpoint: the segmentation list and the pair and token counts as arrays,
   spaced by the size of what it copies, so checkpoints never outweigh the changes;
-* counts in 64-bit arrays when they fit: no count ever exceeds the corpus's weighted number of
-  symbols, so a corpus whose total passes ``2**63 - 1`` keeps them in lists of Python ints;
+* counts in 32-bit arrays when they fit, else 64-bit ones: no count ever exceeds the corpus's
+  weighted number of symbols, so a corpus whose total passes ``2**63 - 1`` keeps them in lists
+  of Python ints;
 
 and rebuilds a step from the nearest checkpoint before it.
 
@@ -35,22 +36,24 @@ from .pairs import Change, PairIndex
 
 __all__ = ["History", "Recorder"]
 
-INT64_MAX = 2**63 - 1
+INT32_MAX, INT64_MAX = 2**31 - 1, 2**63 - 1
 
 
-def _zeros(n: int, wide: bool):
-    """``n`` zero counts: a 64-bit array, or a list when counts may not fit 64 bits."""
-    return [0] * n if wide else array("q", bytes(8 * n))
+def _zeros(n: int, code: str | None):
+    """``n`` zero counts: an array of typecode ``code``, or a list when ``code`` is None (counts
+    that may not fit 64 bits)."""
+    return [0] * n if code is None else array(code, bytes(array(code).itemsize * n))
 
 
-def _counts(values, wide: bool):
-    return list(values) if wide else array("q", values)
+def _counts(values, code: str | None):
+    return list(values) if code is None else array(code, values)
 
 
 class History:
     """Everything a trace needs to rebuild any step (internal spelling throughout)."""
 
-    # a checkpoint every CHECKPOINT_WORK changed symbols keeps a rebuild in the low milliseconds
+    # a checkpoint every CHECKPOINT_WORK entries replayed (changed words, count changes, a long
+    # word's symbols) keeps a rebuild in the low milliseconds
     CHECKPOINT_WORK = 60_000
 
     def __init__(self, initial, counts, alphabet=()):
@@ -62,7 +65,9 @@ class History:
             for s in syms:
                 seen[s] = seen.get(s, 0) + c
         #: whether counts may pass 64 bits (every count is at most ``total``): lists, not arrays
-        self.wide = wide = total > INT64_MAX
+        self.wide = total > INT64_MAX
+        #: the arrays' typecode for counts: 32 bits when every count fits (half the memory), None: lists
+        self.code = code = None if self.wide else ("i" if total <= INT32_MAX else "q")
         #: initial symbols in order of first appearance, and how often each occurs
         self.base_symbols: tuple[str, ...] = tuple(seen)
         self.base_counts: list[int] = list(seen.values())
@@ -74,14 +79,14 @@ class History:
         # per merge: the words it changed and their new symbols
         self._chg_words = array("i")
         self._chg_syms: list = []
-        self._chg_off = [0]
+        self._chg_off = array("q", [0])
         # per merge: pair-count deltas (pair id, delta), and weighted occurrences merged
         self.pairs: list[tuple[str, str]] = []
         self._pair_id: dict[tuple[str, str], int] = {}
         self._d_pid = array("i")
-        self._d_val = _counts((), wide)
-        self._d_off = [0]
-        self.merged_occurrences = _counts((), wide)
+        self._d_val = _counts((), code)
+        self._d_off = array("q", [0])
+        self.merged_occurrences = _counts((), code)
         # checkpoints: (step, segmentation, pair counts array, token counts array)
         self._ckpt_steps: list[int] = []
         self._ckpts: list[tuple] = []
@@ -94,26 +99,39 @@ class History:
         return len(self.merged_tokens)
 
     # -- writing ------------------------------------------------------------------------------
+    def _pair_ids(self) -> dict:
+        if self._pair_id is None:  # let go of by finish(); a trace extended later makes it again
+            self._pair_id = dict(zip(self.pairs, range(len(self.pairs))))
+        return self._pair_id
+
     def pid(self, pair) -> int:
-        i = self._pair_id.get(pair)
+        ids = self._pair_id if self._pair_id is not None else self._pair_ids()
+        i = ids.get(pair)
         if i is None:
-            i = self._pair_id[pair] = len(self.pairs)
+            i = ids[pair] = len(self.pairs)
             self.pairs.append(pair)
         return i
 
+    def forget_pair_ids(self) -> None:
+        """Let go of the pair -> id table once recording is over (a few MB on a real text);
+        :meth:`pid` makes it again if a trace is ever extended."""
+        self._pair_id = None
+
     def checkpoint(self, state: PairIndex, token_counts: list):
-        pc = _zeros(len(self.pairs), self.wide)
-        pid = self._pair_id
+        pc = _zeros(len(self.pairs), self.code)
+        pid = self._pair_ids()
         for p, c in state.counts.items():
             pc[pid[p]] = c
         seg = state.checkpoint()
         self._long_words = tuple(state.long)
         self._ckpt_steps.append(len(self))
-        self._ckpts.append((tuple(seg), pc, _counts(token_counts, self.wide)))
+        self._ckpts.append((tuple(seg), pc, _counts(token_counts, self.code)))
         self.work = 0
         # a checkpoint costs memory in proportion to the pairs, words and long words' symbols;
-        # wait for at least that much replay work before the next one
-        self.next_checkpoint = max(self.CHECKPOINT_WORK, 2 * (len(self.pairs) + len(seg) + state.size))
+        # wait for at least that many entries to replay before the next one (a rebuild copies the
+        # checkpoint anyway, so it costs at most a few times that copy; a 5 MB corpus keeps 5
+        # checkpoints at 1,000 merges, not 35 of 0.6 MB each)
+        self.next_checkpoint = max(self.CHECKPOINT_WORK, len(self.pairs) + len(seg) + state.size)
 
     def record(self, pair, token, change: Change):
         self.merged_pairs.append(pair)
@@ -124,13 +142,15 @@ class History:
         self._chg_off.append(len(self._chg_words))
         pid = self.pid
         dp, dv = self._d_pid, self._d_val
+        n0 = len(dp)
         for p, d in change.deltas.items():
             if d:
                 dp.append(pid(p))
                 dv.append(d)
         self._d_off.append(len(dp))
         self.merged_occurrences.append(change.occurrences)
-        self.work += change.work
+        # what a rebuild replays: a word's new symbols, a count change, a long word's symbols
+        self.work += len(change.words) + len(dp) - n0 + (change.work if self._long_words else 0)
 
     def record_unchanged(self, pairs: list, tokens: list):
         """Many merges that change nothing (no word holds their pairs), in one go."""
@@ -146,7 +166,7 @@ class History:
         n = len(tokens)
         self._chg_off.extend([len(self._chg_words)] * n)
         self._d_off.extend([len(self._d_pid)] * n)
-        self.merged_occurrences.extend(_zeros(n, self.wide))
+        self.merged_occurrences.extend(_zeros(n, self.code))
 
     # -- reading ------------------------------------------------------------------------------
     def token_index(self, sym: str) -> int:
@@ -185,11 +205,11 @@ class History:
             d = linked.get(w)
             seg[w] = tuple(d.values()) if d is not None else seg[w].symbols
         npairs = len(self.pairs)
-        pc = pc0 + _zeros(npairs - len(pc0), self.wide) if len(pc0) < npairs else pc0[:]
+        pc = pc0 + _zeros(npairs - len(pc0), self.code) if len(pc0) < npairs else pc0[:]
         a, b = self._d_off[k0], self._d_off[step]
         for i, d in zip(self._d_pid[a:b], self._d_val[a:b]):
             pc[i] += d
-        tc = tc0 + _zeros(len(self.base_symbols) + step - len(tc0), self.wide)
+        tc = tc0 + _zeros(len(self.base_symbols) + step - len(tc0), self.code)
         tindex = self.token_index
         for (l, r), tok, occ in zip(self.merged_pairs[k0:step], self.merged_tokens[k0:step],
                                     self.merged_occurrences[k0:step]):
@@ -244,3 +264,4 @@ class Recorder:
 
     def finish(self, reason: str):
         self.trace.stop_reason = reason
+        self.history.forget_pair_ids()

@@ -14,6 +14,7 @@ inside a word and the marker never count as the same symbol; everything public s
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from functools import cached_property
 
@@ -41,6 +42,9 @@ class Trace(PairRanking, Sequence, Tokenizer):
     Token ids are stable: see :meth:`token_to_id`.
     """
 
+    #: steps whose snapshots (and all they computed) a trace keeps after you let go of them
+    SNAPSHOTS_KEPT = 4
+
     def __init__(self, words, counts, initial, convention: Convention, internal_marker=None):
         self.words: tuple[str, ...] = tuple(words)
         self.counts: tuple[int, ...] = tuple(counts)
@@ -62,7 +66,10 @@ class Trace(PairRanking, Sequence, Tokenizer):
         self.unknown_chars: frozenset = frozenset()
         #: initial symbols in order of first appearance (internal spelling)
         self.base_symbols: tuple[str, ...] = self.history.base_symbols
+        # the last few steps read, kept (most recent last); any other step still held somewhere
+        # is found again, so trace[k] is trace[k] while you keep it (each costs ~1 MB on a real text)
         self._cache: dict[int, Snapshot] = {}
+        self._held: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
     # -- spelling ------------------------------------------------------------------------
     def show(self, s: str) -> str:
@@ -107,11 +114,13 @@ class Trace(PairRanking, Sequence, Tokenizer):
         """Called by the recorder for every merge."""
         self.merges.append(merge)
         self._cache.pop(len(self.merges), None)
+        self._held.pop(len(self.merges), None)
 
     def extend_merges(self, merges: list) -> None:
         """Called by the recorder for many merges at once."""
         self.merges.extend(merges)
         self._cache.clear()
+        self._held.clear()
 
     # -- Sequence --------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -133,11 +142,15 @@ class Trace(PairRanking, Sequence, Tokenizer):
                              f"(or -{n}..-1, counted from the end)")
         if k < 0:
             k += n
-        snap = self._cache.get(k)
+        cache = self._cache
+        snap = cache.pop(k, None)
         if snap is None:
-            if len(self._cache) > 64:
-                self._cache.clear()
-            snap = self._cache[k] = Snapshot(self, k)
+            snap = self._held.get(k)
+            if snap is None:
+                snap = self._held[k] = Snapshot(self, k)
+            if len(cache) >= self.SNAPSHOTS_KEPT:
+                del cache[next(iter(cache))]  # the least recently read
+        cache[k] = snap
         return snap
 
     def __iter__(self):
