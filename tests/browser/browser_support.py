@@ -303,7 +303,10 @@ def run_all(page):
 
 _DONE_JS = """
 (panel) => {
-  const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent.trim());
+  // (a cell whose source is hidden keeps its real prompt in the hidden input area; the collapsed
+  // placeholder shown instead has an empty prompt of its own: not a cell)
+  const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)')]
+      .map(p => p.textContent.trim());
   if (prompts.length === 0) return true;
   if (prompts.some(p => p.includes('*'))) return false;
   if (/^\\[\\d+\\]:$/.test(prompts[prompts.length - 1])) return true;
@@ -322,7 +325,7 @@ _OUTPUT_REPORT_JS = """
 (panel) => [...panel.querySelectorAll('.jp-Notebook .jp-Cell')].map((cell, i) => ({
   index: i,
   code: cell.classList.contains('jp-CodeCell'),
-  prompt: (cell.querySelector('.jp-InputPrompt') || {}).textContent || '',
+  prompt: (cell.querySelector('.jp-InputPrompt:not(.jp-Placeholder-prompt)') || {}).textContent || '',
   stderr: [...cell.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')].map(e => e.innerText),
   texts: [...cell.querySelectorAll('.jp-OutputArea-output .jp-RenderedText')].map(e => e.innerText),
   widgetErrors: [...cell.querySelectorAll('.jp-OutputArea-output')].map(e => e.innerText)
