@@ -126,7 +126,7 @@ def _first_difference(a, b) -> int:
 def _where(exc: BaseException) -> str:
     """`` (line 4: `return ids[i + 1]`)``: the learner's line that raised, when known."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
-    if not frames:
+    if not frames or isinstance(exc, NotImplementedError):  # a stub: its line is the raise itself
         return ""
     f = frames[-1]
     return f" (line {f.lineno}: `{f.line.strip()}`)" if f.line else f" (line {f.lineno})"

@@ -221,8 +221,7 @@ def test_warmer_prepares_the_next_steps_in_idle_time():
     assert ex._warmer.prepared >= 2
     for k in (149, 151):
         assert ex._pane.has(k), f"step {k} was not sent to the page ahead"
-        snap = trace._cache.get(k)
-        assert snap is not None and "state" in snap.__dict__, f"step {k} not prepared"
+    # (the trace itself keeps only its last few snapshots, issue 20's memory target: the page has the steps)
     ex.step = 151  # the view of a prepared step is the one a fresh explorer shows
     fresh = MergeExplorer.from_trace(train_bpe(corpora.load("python-docs"), 300, preset="subword-nmt"))
     fresh.step = 151

@@ -53,14 +53,14 @@ def test_notebook_runs_clean(nb_path, lab, lab_app):
     try:
         panel = lab_app.open(rel)
         page = lab_app.page
+        # the proofs' sources are hidden (collapsed): shown again, every cell's prompt can be read
+        bs.menu(page, "View", "Expand All Code")
         started = time.monotonic()
         bs.run_all(page)
         bs.wait_run_done(panel, timeout=150_000)
         bs.wait_widgets_loaded(panel)
         elapsed = time.monotonic() - started
         skip = servers.tagged_cells(copy, "raises-exception")
-        # the proofs' sources are hidden (collapsed): shown again, every cell's prompt can be read
-        bs.menu(page, "View", "Expand All Code")
         problems = bs.cell_problems(panel, skip=skip)
         unrun = [i for i in bs.unrun_code_cells(panel) if i not in skip]
         warnings = bs.stderr_warnings(panel)
