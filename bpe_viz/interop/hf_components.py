@@ -418,7 +418,7 @@ def compile_pattern(pattern, where: str, path: str) -> re.Pattern:
         raise TypeError(f"{where}: {path}.{kind} must be str, got {type(value).__name__}")
     if kind == "String":
         return re.compile(re.escape(value))
-    import regex
+    from ..engine.text.regex_compat import regex
 
     try:
         return regex.compile(value)
@@ -481,9 +481,8 @@ def _precompiled(spec, where, path):
     import base64
     import binascii
 
-    import regex
-
     from ..engine.text.precompiled import PrecompiledCharsmap
+    from ..engine.text.regex_compat import regex
 
     blob = get_field(spec, "precompiled_charsmap", str, where, path, "")
     if not blob:
@@ -492,7 +491,10 @@ def _precompiled(spec, where, path):
         charsmap = PrecompiledCharsmap(base64.b64decode(blob, validate=True), f"{where}: {path}.precompiled_charsmap")
     except (binascii.Error, ValueError) as exc:
         raise ValueError(f"{where}: {path}.precompiled_charsmap is not a base64 SentencePiece charsmap ({exc})") from None
-    graphemes = regex.compile(r"\X")
+    try:
+        graphemes = regex.compile(r"\X")
+    except regex.error as exc:  # the re fallback (no regex package) has no grapheme clusters
+        raise ValueError(f"{where}: {path} (Precompiled) cannot run without the regex package ({exc})") from None
     cache: dict = {}
 
     def rule(part: str):

@@ -147,7 +147,7 @@ _WORDS = None
 def _whitespace(n: Normalized) -> list[Normalized]:
     global _WORDS
     if _WORDS is None:
-        import regex
+        from ..engine.text.regex_compat import regex
 
         _WORDS = regex.compile(r"\w+|[^\w\s]+")
     # Invert: the pattern's matches are kept, what lies between them is removed

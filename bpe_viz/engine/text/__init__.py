@@ -2,7 +2,8 @@
 symbols a word starts from.
 
 ``corpus`` (text, word lists or counts -> ordered word counts), ``pretokenize`` (whitespace, a
-regex, SentencePiece's spaces; ``fast_split`` runs its GPT patterns with ``re``), ``alphabet`` (GPT-2's byte symbols), ``markers`` (``</w>``,
+regex, SentencePiece's spaces; ``fast_split`` runs its GPT patterns with ``re``; ``regex_compat``
+is ``regex``, or ``re`` with rewritten patterns where ``regex`` is missing), ``alphabet`` (GPT-2's byte symbols), ``markers`` (``</w>``,
 ``##``, ``▁``), ``symbols`` (merging symbol tuples), ``scripts`` (SentencePiece's character
 rules and 32-bit floats, used by its BPE and its Unigram), ``corpora`` (the bundled texts) and
 ``languages`` (one paragraph in many languages, to compare tokenizers on).

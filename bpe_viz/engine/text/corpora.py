@@ -10,6 +10,9 @@
 * ``korean``: a few Korean words, to compare syllables (NFC), jamo (NFD) and bytes.
 * ``python-docs``: Python's own documentation topics (``pydoc_data.topics``), present on every
   Python install: about 465,000 characters, 65,000 words, 8,800 distinct words (Python 3.11).
+  Where the standard library leaves ``pydoc_data`` out (Pyodide, so JupyterLite), the same topics
+  are read from :data:`PYTHON_DOCS_FILE`, which :func:`write_python_docs` writes at build time
+  on a Python that has them (about 140 KB gzipped; generated, never committed).
 
 For choosing a vocabulary size on text the tokenizer never saw: :func:`python_docs_parts` (the
 documentation, with every eighth topic held out) and :func:`python_source_text` (another domain:
@@ -28,12 +31,15 @@ Example::
 
 from __future__ import annotations
 
+import gzip
+import json
 from functools import lru_cache
+from pathlib import Path
 
 from .languages import LANGUAGES, language_lines
 
 __all__ = ["EXAMPLES", "SAMPLES", "CORPUS_NAMES", "load", "python_docs_text", "python_docs_parts",
-           "python_source_text", "PYTHON_SOURCE_MODULES", "describe", "LANGUAGES", "language_lines"]
+           "python_docs_topics", "write_python_docs", "PYTHON_DOCS_FILE", "python_source_text", "PYTHON_SOURCE_MODULES", "describe", "LANGUAGES", "language_lines"]
 
 EXAMPLES: dict[str, object] = {
     "sennrich2016": {"low": 5, "lower": 2, "newest": 6, "widest": 3},
@@ -68,12 +74,69 @@ DESCRIPTIONS: dict[str, str] = {
 CORPUS_NAMES: tuple[str, ...] = (*EXAMPLES, "python-docs")
 
 
+#: where :func:`python_docs_topics` looks when ``pydoc_data`` is missing (next to this module)
+PYTHON_DOCS_FILE = Path(__file__).with_name("python_docs.json.gz")
+
+
+@lru_cache(maxsize=2)
+def python_docs_topics(path=None) -> dict[str, str]:
+    """Python's documentation topics, ``{name: text}`` in ``pydoc_data``'s order: from the
+    standard library's ``pydoc_data.topics``, or where it is missing (Pyodide) from ``path``
+    (default :data:`PYTHON_DOCS_FILE`), a file :func:`write_python_docs` wrote.
+
+    Example::
+
+        >>> "assert" in python_docs_topics()
+        True
+    """
+    if path is None:
+        try:
+            import pydoc_data.topics
+        except ImportError:
+            path = PYTHON_DOCS_FILE
+        else:
+            return dict(pydoc_data.topics.topics)
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the python-docs corpus needs the standard library's pydoc_data (missing on this Python, as in "
+            f"Pyodide) or the file {path}: write it with bpe_viz.corpora.write_python_docs(path) on a Python "
+            f"that has pydoc_data (the JupyterLite build does)")
+    raw = path.read_bytes()
+    try:
+        topics = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    except (OSError, EOFError, ValueError) as exc:
+        raise ValueError(f"{path}: not a python-docs file written by write_python_docs (JSON, maybe gzipped): "
+                         f"{exc}") from None
+    if not isinstance(topics, dict) or not topics or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in topics.items()):
+        raise ValueError(f"{path}: expected a non-empty JSON object of topic name -> text (str -> str)")
+    return topics
+
+
+def write_python_docs(path=PYTHON_DOCS_FILE) -> Path:
+    """Write this Python's ``pydoc_data`` topics to ``path`` (gzipped JSON if it ends in ``.gz``,
+    byte-identical on every run), for a Python without them; the path written.
+
+    Example::
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     python_docs_topics(write_python_docs(Path(d) / "docs.json.gz")) == python_docs_topics()
+        True
+    """
+    import pydoc_data.topics
+
+    path = Path(path)
+    data = json.dumps(pydoc_data.topics.topics, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    path.write_bytes(gzip.compress(data, 9, mtime=0) if path.suffix == ".gz" else data)
+    return path
+
+
 @lru_cache(maxsize=1)
 def python_docs_text() -> str:
     """Python's documentation topics as one text: the built-in real corpus, always offline."""
-    import pydoc_data.topics
-
-    return "\n".join(pydoc_data.topics.topics.values())
+    return "\n".join(python_docs_topics().values())
 
 
 def python_docs_parts(every: int = 8) -> tuple[str, str]:
@@ -89,9 +152,7 @@ def python_docs_parts(every: int = 8) -> tuple[str, str]:
     """
     if isinstance(every, bool) or not isinstance(every, int) or every < 2:
         raise ValueError(f"every must be an int >= 2 (hold out one topic in every), got {every!r}")
-    import pydoc_data.topics
-
-    topics = pydoc_data.topics.topics
+    topics = python_docs_topics()
     names = sorted(topics)
     held = set(names[every - 1::every])
     return ("\n".join(topics[n] for n in names if n not in held), "\n".join(topics[n] for n in names if n in held))

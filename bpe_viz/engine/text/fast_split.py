@@ -35,7 +35,7 @@ import re
 from functools import cache, lru_cache
 from itertools import accumulate
 
-import regex
+from .regex_compat import regex
 
 __all__ = ["FastSplitter"]
 

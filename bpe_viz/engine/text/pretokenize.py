@@ -29,9 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import regex
-
 from .fast_split import FastSplitter
+from .regex_compat import regex
 
 __all__ = ["PreTokenizer", "Whitespace", "AsciiSpace", "SentencePieceSpace", "Pattern", "Custom", "PRE_TOKENIZERS", "get_pre_tokenizer",
            "GPT2_PATTERN", "GPT4_PATTERN", "CL100K_PATTERN", "O200K_PATTERN", "NAMED_PATTERNS", "split_specials", "check_special_tokens"]

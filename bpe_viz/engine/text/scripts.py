@@ -19,7 +19,7 @@ from __future__ import annotations
 from array import array
 from functools import lru_cache
 
-import regex
+from .regex_compat import HAVE_REGEX, regex, table_script
 
 __all__ = ["script_of", "valid_piece", "required_characters", "f32", "f32_all", "NOT_CHARACTERS", "ANY_SCRIPT",
            "MARK"]
@@ -63,12 +63,16 @@ def f32_all(values) -> list:
 @lru_cache(maxsize=65536)
 def script_of(ch: str) -> str:
     """The Unicode script of one character (``"LATIN"``, ``"COMMON"``, ``"HAN"``, ...), as
-    SentencePiece groups them: Hiragana, Katakana and the long vowel mark ``ー`` count as Han."""
+    SentencePiece groups them: Hiragana, Katakana and the long vowel mark ``ー`` count as Han.
+    (Without the ``regex`` package, from the table :mod:`.script_data` generated from it.)"""
     global _SCRIPTS
-    if _SCRIPTS is None:
-        _SCRIPTS = _script_pattern()
     if ch == "\u30fc":
         return "HAN"
+    if not HAVE_REGEX:
+        name = table_script(ch)
+        return "HAN" if name in _HAN_LIKE else name
+    if _SCRIPTS is None:
+        _SCRIPTS = _script_pattern()
     m = _SCRIPTS.match(ch)
     name = m.lastgroup if m else "UNKNOWN"
     return "HAN" if name in _HAN_LIKE else name
