@@ -24,8 +24,9 @@ from .engine import (PRE_TOKENIZERS, PRESETS, STOP_REASONS, TIE_BREAKS, Conventi
                      explain_token, from_symbol_dict, not_from_own_text, partial_character_tokens, text_costs, TextCost, iter_bpe, iter_wordpiece, merge_symbols, merge_tree, quiz_questions, replay_bpe,
                      symbols_to_bytes, train_bpe, train_subword_text_encoder, train_unigram, train_wordpiece,
                      word_counts)
-from .engine import (Prediction, first_merge_question, from_quiz_question, next_merge_question, unigram_cut_question,
-                     wordpiece_vs_bpe_question)
+from .engine import (Prediction, fewest_tokens_question, first_merge_question, from_quiz_question, next_merge_question,
+                     pretokenize_question, token_count_question, unigram_cut_question, wordpiece_vs_bpe_question)
+from .engine.unigram import cut_distribution, sample_cuts
 from .interop import (from_hf_tokenizer, from_sentencepiece, from_tiktoken, load_tokenizer, read_codes, read_merges,
                       replay_codes, to_apply_bpe, to_hf_tokenizer, write_codes, write_merges)
 
@@ -39,6 +40,8 @@ __all__ = [
     "iter_wordpiece",
     "train_unigram",
     "UnigramTrace",
+    "cut_distribution",
+    "sample_cuts",
     "train_subword_text_encoder",
     "SubwordTextEncoderTrace",
     "quiz_questions",
@@ -56,6 +59,9 @@ __all__ = [
     "first_merge_question",
     "wordpiece_vs_bpe_question",
     "unigram_cut_question",
+    "pretokenize_question",
+    "token_count_question",
+    "fewest_tokens_question",
     "encode",
     "encode_word",
     "decode",

@@ -25,8 +25,9 @@ from .encoding import Encoding, EncodeStep, WordWalkthrough, decode, encode, enc
 from .merges import (MODELS, STOP_REASONS, TIE_BREAKS, TIE_RULES, Convention, Merge, Model, Snapshot, TieRule,
                      Trace, Training, VocabEntry, best_pair, initial_symbols, wordpiece_score)
 from .merges.quiz import Question, merge_tree, quiz_questions
-from .predictions import (Prediction, first_merge_question, from_quiz_question, next_merge_question,
-                          unigram_cut_question, wordpiece_vs_bpe_question)
+from .predictions import (Prediction, fewest_tokens_question, first_merge_question, from_quiz_question,
+                          next_merge_question, pretokenize_question, token_count_question, unigram_cut_question,
+                          wordpiece_vs_bpe_question)
 from .protocol import Tokenizer
 from .text_costs import TextCost, cost_steps, text_costs
 from .vocab_facts import not_from_own_text, partial_character_tokens
@@ -56,5 +57,5 @@ __all__ = [
     "SubwordTextEncoderTrace", "train_subword_text_encoder",
     "Question", "merge_tree", "quiz_questions",
     "Prediction", "next_merge_question", "from_quiz_question", "first_merge_question", "wordpiece_vs_bpe_question",
-    "unigram_cut_question",
+    "unigram_cut_question", "pretokenize_question", "token_count_question", "fewest_tokens_question",
 ]

@@ -10,6 +10,9 @@ answer, a reason), so that one widget (:class:`~bpe_viz.widgets.Predict`) asks a
 * :func:`first_merge_question` — which merge does the encoder apply first to a new word?
 * :func:`wordpiece_vs_bpe_question` — BPE merges (a, b) first; which pair does WordPiece pick?
 * :func:`unigram_cut_question` — how does Unigram cut a word?
+* :func:`pretokenize_question` — how does GPT-2's (or GPT-4's) pre-tokenizer cut a text?
+* :func:`token_count_question` — how many tokens does a tokenizer make of a text?
+* :func:`fewest_tokens_question` — which of several tokenizers needs the fewest tokens?
 
 Example (Sennrich, Haddow & Birch 2016, Algorithm 1's dictionary)::
 
@@ -27,21 +30,23 @@ from __future__ import annotations
 import heapq
 import math
 import random
+import re
 from dataclasses import dataclass, field
 
 from .bpe import train_bpe
 from .checks import check_int
 from .merges.quiz import MAX_CHOICES, Question, quiz_questions
 from .merges.trace import Trace
+from .text.pretokenize import get_pre_tokenizer
 from .text.scripts import MARK
 from .unigram import UnigramTrace
 from .wordpiece import train_wordpiece
 
 __all__ = ["Prediction", "KINDS", "next_merge_question", "from_quiz_question", "first_merge_question", "wordpiece_vs_bpe_question",
-           "unigram_cut_question", "best_cuts"]
+           "unigram_cut_question", "best_cuts", "pretokenize_question", "token_count_question", "fewest_tokens_question"]
 
 #: The kinds of question, in the order a course meets them.
-KINDS = ("next_merge", "first_merge", "wordpiece_pick", "unigram_cut")
+KINDS = ("next_merge", "first_merge", "wordpiece_pick", "unigram_cut", "pre_tokens", "token_count", "fewest_tokens")
 _AIM = 4  # choices a question offers unless told otherwise
 _CONTEXT_ROWS = 12  # words (or pieces) listed in a question's context
 
@@ -418,3 +423,150 @@ def unigram_cut_question(unigram_trace, word: str, round: int | None = None, *, 
                   measure="log-probability", tokenizer=unigram_trace, detail=walk, label=" ".join,
                   context=[f"The pieces of round {k} it may use, with their log-probabilities:",
                            *(f"{p}: {scores[p]:.2f}" for p in used[:_CONTEXT_ROWS])])
+
+
+# -- questions about real text: pre-tokens and token counts ----------------------------------------
+
+#: how a question names each pattern of :data:`~bpe_viz.engine.text.pretokenize.NAMED_PATTERNS`
+PATTERN_NAMES = {"gpt2": "GPT-2", "gpt4": "GPT-4", "cl100k": "GPT-4 (cl100k_base)", "o200k": "GPT-4o (o200k_base)"}
+_PATTERN_RULES = {
+    "gpt2": "letters, digits and other characters each make their own runs, a space stays at the front "
+            "of the run after it, and 's 't 're 've 'm 'll 'd split off",
+    "gpt4": "digits go in groups of at most three, one non-letter may lead a run of letters, and "
+            "contractions split off whatever their case",
+    "o200k": "a capital may start a run of lower-case letters (a new capital starts a new run), digits go "
+             "in groups of at most three, and a contraction stays with its word",
+}
+_PATTERN_RULES["cl100k"] = _PATTERN_RULES["gpt4"]
+
+
+def _check_text(text) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__} {text!r:.60}")
+    if not text:
+        raise ValueError("text must not be empty")
+    return text
+
+
+def _sizes(text: str, *, words: bool = True) -> str:
+    """``text``'s size for a question's context: characters, bytes in UTF-8 and words."""
+    n, b, w = len(text), len(text.encode()), len(text.split())
+    out = f"{n:,} character{'s' * (n != 1)}, {b:,} byte{'s' * (b != 1)} in UTF-8"
+    return out + (f", {w:,} word{'s' * (w != 1)} separated by spaces." if words else ".")
+
+
+def _shown(pieces) -> str:
+    """Pre-tokens as one label: a space is ``␣``, a newline ``↵``, pieces joined by ``|``."""
+    return " | ".join(p.replace(" ", "␣").replace("\n", "↵").replace("\t", "→") for p in pieces)
+
+
+def pretokenize_question(text: str, pattern: str = "gpt2", *, seed: int = 0) -> Prediction:
+    """"How does GPT-2's pre-tokenizer cut ``text``?": the pieces the pattern's regular expression
+    finds (``pattern`` is one of ``"gpt2"``, ``"gpt4"``, ``"cl100k"``, ``"o200k"``), beside the
+    cuts a learner might expect instead: at the spaces, with each space kept at the end of the
+    word before it, one piece per word or punctuation mark, and another GPT pattern's cut. Spaces
+    show as ``␣``, newlines as ``↵``.
+
+    Example::
+
+        >>> q = pretokenize_question("I'm 12345")
+        >>> q.answer
+        "I | 'm | ␣12345"
+        >>> len(q.choices) >= 3
+        True
+    """
+    text = _check_text(text)
+    if pattern not in PATTERN_NAMES:
+        raise ValueError(f"pattern must be one of {sorted(PATTERN_NAMES)}, got {pattern!r:.60}")
+    answer = tuple(get_pre_tokenizer(pattern).words(text))
+
+    other = "gpt4" if pattern == "gpt2" else "gpt2"
+    guesses = [tuple(text.split()), tuple(re.findall(r"\S+\s*|\s+", text)),
+               tuple(re.findall(r"\w+|[^\w\s]|\s+", text)), tuple(get_pre_tokenizer(other).words(text))]
+    options = list(dict.fromkeys([answer, *(g for g in guesses if g)]))[:_AIM]
+    if len(options) < 2:
+        raise ValueError(f"text: every way to cut {text!r:.60} gives the same pieces: no choice to make, "
+                         "try a text with spaces, digits or punctuation")
+    name = PATTERN_NAMES[pattern]
+    reason = (f"{name}'s pattern finds {len(answer)} pieces: {_shown(answer)}. Its rules: "
+              f"{_PATTERN_RULES[pattern]}. A merge never crosses the edge of a piece.")
+    return _build("pre_tokens", f"How does {name}'s pre-tokenizer cut \"{text}\"?", answer,
+                  [(o, None) for o in options], reason, seed=_check_seed(seed), measure="",
+                  context=[f"Spaces show as ␣, newlines as ↵; | separates the pieces.",
+                           _sizes(text)],
+                  tokenizer=None, detail=answer, label=_shown)
+
+
+def _count_tokens(tokenizer, text, argument) -> int:
+    encode = getattr(tokenizer, "encode", None)
+    if isinstance(tokenizer, (str, bytes)) or not callable(encode):
+        raise TypeError(f"{argument} must be a tokenizer with an encode method (load_tokenizer(name) or a "
+                        f"trainer's result), got {type(tokenizer).__name__} {tokenizer!r:.60}")
+    return len(encode(text).ids)
+
+
+def token_count_question(tokenizer, text: str, *, name: str | None = None, seed: int = 0) -> Prediction:
+    """"How many tokens does ``name`` cut ``text`` into?": the number of ids ``tokenizer.encode``
+    gives, beside the counts a learner might guess: one token per word, per character, per byte.
+
+    Example (the Sennrich et al. dictionary)::
+
+        >>> from bpe_viz import corpora, train_bpe
+        >>> q = token_count_question(train_bpe(corpora.load("sennrich2016"), 10), "newest lowest", name="BPE")
+        >>> q.answer, q.reason.split(":")[0]
+        ('3', 'BPE cuts it into 3 tokens')
+    """
+    text = _check_text(text)
+    count = _count_tokens(tokenizer, text, "tokenizer")
+    name = name if name is not None else type(tokenizer).__name__
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__} {name!r:.60}")
+    tokens = getattr(tokenizer.encode(text), "tokens", None)
+    guesses = {"one per word": len(text.split()), "one per character": len(text), "one per byte": len(text.encode())}
+    numbers = list(dict.fromkeys([count, *guesses.values()]))
+    for delta in (1, -1, 2, 3):  # keep at least three numbers to choose from
+        if len(numbers) >= 3:
+            break
+        if count + delta > 0 and count + delta not in numbers:
+            numbers.append(count + delta)
+    spelled = f": {' | '.join(tokens)}" if tokens is not None else ""
+    reason = (f"{name} cuts it into {count:,} token{'s' if count != 1 else ''}{spelled}. For comparison: "
+              + ", ".join(f"{k}: {v:,}" for k, v in guesses.items()) + ".")
+    return _build("token_count", f'How many tokens does {name} cut "{text}" into?', count,
+                  [(n, n) for n in numbers[:_AIM]], reason, seed=_check_seed(seed), measure="tokens",
+                  context=[_sizes(text)],
+                  tokenizer=tokenizer, detail=tokens, label=str)
+
+
+def fewest_tokens_question(tokenizers: dict, text: str, *, seed: int = 0) -> Prediction:
+    """"Which tokenizer needs the fewest tokens for ``text``?": ``tokenizers`` maps a name to a
+    tokenizer (2 to 4 of them); the answer is the one whose ``encode`` gives the fewest ids
+    (a ``ValueError`` if two share the fewest: no single answer).
+
+    Example::
+
+        >>> from bpe_viz import corpora, train_bpe
+        >>> few, many = train_bpe(corpora.load("sennrich2016"), 2), train_bpe(corpora.load("sennrich2016"), 10)
+        >>> fewest_tokens_question({"2 merges": few, "10 merges": many}, "newest").answer
+        '10 merges'
+    """
+    text = _check_text(text)
+    if not isinstance(tokenizers, dict) or not 2 <= len(tokenizers) <= MAX_CHOICES:
+        raise TypeError(f"tokenizers must be a dict of 2 to {MAX_CHOICES} name -> tokenizer, got "
+                        f"{type(tokenizers).__name__} {tokenizers!r:.60}")
+    counts = {}
+    for key, tok in tokenizers.items():
+        if not isinstance(key, str):
+            raise TypeError(f"tokenizers: every name must be a str, got {type(key).__name__} {key!r:.60}")
+        counts[key] = _count_tokens(tok, text, f"tokenizers[{key!r}]")
+    best = min(counts.values())
+    winners = [k for k, v in counts.items() if v == best]
+    if len(winners) > 1:
+        raise ValueError(f"text: {' and '.join(winners)} both need {best:,} tokens for {text!r:.60}: "
+                         "no single answer, try another text")
+    reason = (f"{winners[0]} needs {best:,}: " + ", ".join(f"{k} {v:,}" for k, v in counts.items())
+              + f" tokens for {len(text)} characters. A vocabulary holds long tokens for the text it was trained on.")
+    return _build("fewest_tokens", f'Which tokenizer needs the fewest tokens for "{text}"?', winners[0],
+                  list(counts.items()), reason, seed=_check_seed(seed), measure="tokens",
+                  context=[_sizes(text, words=False)],
+                  tokenizer=tokenizers, detail=counts, label=str)

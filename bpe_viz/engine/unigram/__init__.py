@@ -13,7 +13,8 @@ code (:mod:`.course`), and ``flavour="sentencepiece"``, sentencepiece 0.2.3's tr
 (:mod:`.sentencepiece`). The other files: :mod:`.train` (``train_unigram`` and its checks),
 :mod:`.trace` (the rounds kept, encoding and decoding), :mod:`.lattice` (Viterbi and the
 lattice), :mod:`.sp_encoder` (sentencepiece's encoder, each word's cut cached), :mod:`.words`
-(text into ``▁``-words, the corpus argument), :mod:`.from_pieces` (a model read from a file,
+(text into ``▁``-words, the corpus argument), :mod:`.sampling` (subword regularization: every
+cut's probability, random cuts), :mod:`.from_pieces` (a model read from a file,
 ``unigram_from_pieces``: no training, the file's ids and encoder).
 
 Example (the course's toy corpus, with its 15 seed pieces)::
@@ -30,8 +31,10 @@ Example (the course's toy corpus, with its 15 seed pieces)::
 from ..text.scripts import MARK
 from .trace import Removed, UnigramEncoding, UnigramSnapshot, UnigramTrace, UnigramWalkthrough
 from .from_pieces import PieceUnigram, PieceUnigramEncoding, unigram_from_pieces
+from .sampling import cut_distribution, sample_cuts
 from .train import FLAVOURS, train_unigram
 from .words import metaspace_words
 
 __all__ = ["FLAVOURS", "MARK", "Removed", "UnigramEncoding", "UnigramSnapshot", "UnigramTrace", "UnigramWalkthrough",
-           "metaspace_words", "train_unigram", "PieceUnigram", "PieceUnigramEncoding", "unigram_from_pieces"]
+           "metaspace_words", "train_unigram", "PieceUnigram", "PieceUnigramEncoding", "unigram_from_pieces",
+           "cut_distribution", "sample_cuts"]
