@@ -1,8 +1,9 @@
 # bpe-viz developer commands. Everything runs inside .venv, made on first use.
 #   make test    install (if needed), run the tests, then check the notebooks with nbval
 #   make check   the fast inner loop: everything but the Binder build and the browser tests
-#   make lab     JupyterLab on notebooks/ (LAB_ARGS="--port 8899 --no-browser" to pass options)
-#   make present the first notebook as a Voilà app, no code (PRESENT=notebooks/ for all of them)
+#   make lab     JupyterLab on notebooks/: the lessons, deep-dives/ beside them (LAB_ARGS="--port 8899
+#                --no-browser" to pass options)
+#   make present the first lesson as a Voilà app, no code (PRESENT=notebooks/ for all of them)
 #   make bench   the benchmark; writes docs/benchmarks.md
 #   make bench-browser  the step latency in JupyterLab in Chromium (tests/browser/test_latency.py);
 #                writes docs/browser-latency.md and .json (docs/benchmarks.md shows them)
@@ -18,6 +19,8 @@ PIP    := $(PY) -m pip --disable-pip-version-check -qq
 
 # Jupyter refuses to start as root unless told it may: containers and CI machines run as root
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+# nbval on every notebook: the core lessons and notebooks/deep-dives/ (pytest recurses into the
+# folder and, by its norecursedirs default ".*", never into .ipynb_checkpoints)
 NBVAL := --nbval --nbval-current-env notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: venv test check lab present bench bench-browser pictures clean

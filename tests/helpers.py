@@ -5,7 +5,7 @@ siblings, it holds no algorithm: pytest fixtures live in conftest.py, the litera
 trainer in reference.py, tensor2tensor's in tfds_reference.py, GPT-2's byte-level reference
 encoder in gpt_reference.py. Here: where the shared fixture files are (and readers that skip when
 they are absent), the Hypothesis settings the property tests share, and the published toy
-corpora several modules check against.
+corpora several modules check against, and the course's layout (which notebooks there are).
 """
 
 from __future__ import annotations
@@ -20,12 +20,16 @@ from hypothesis import HealthCheck, settings
 
 __all__ = [
     "COURSE_SENTENCES",
+    "DEEP_DIVES",
     "EXTERNAL",
     "HF_COURSE",
+    "NOTEBOOK_DIR",
     "SENNRICH",
     "TOY_SEEDS",
     "fixture_path",
     "hypothesis_settings",
+    "notebook_files",
+    "notebook_id",
     "read_json",
     "read_text",
     "real_tokenizer",
@@ -36,6 +40,10 @@ __all__ = [
 
 #: the reference projects' test data (../shared/fixtures/external; see SOURCES.md there)
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "external"
+
+#: the course: core lessons notebooks/NN_*.ipynb, then notebooks/deep-dives/NN_*.ipynb
+NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+DEEP_DIVES = "deep-dives"
 
 #: Sennrich, Haddow & Birch (2016), Algorithm 1's dictionary
 SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
@@ -50,6 +58,30 @@ COURSE_SENTENCES = [
     "This section shows several tokenizer algorithms.",
     "Hopefully, you will be able to understand how they are trained and generate tokens.",
 ]
+
+
+def notebook_files(folder: Path = NOTEBOOK_DIR) -> list[Path]:
+    """The course's notebooks in reading order: the core lessons, then the deep dives (never a
+    scratch notebook or a ``.ipynb_checkpoints`` copy: only numbered files of the two folders).
+
+    Example::
+
+        >>> [notebook_id(p) for p in notebook_files()][:1]
+        ['01_from_compression_to_subwords']
+    """
+    return sorted(folder.glob("[0-9]*.ipynb")) + sorted((folder / DEEP_DIVES).glob("[0-9]*.ipynb"))
+
+
+def notebook_id(path: Path, folder: Path = NOTEBOOK_DIR) -> str:
+    """A notebook's name in the course, unique across both folders: the path under ``folder``
+    without ``.ipynb`` (``"02_encoding_new_words"``, ``"deep-dives/01_traps_and_tie_rules"``).
+
+    Example::
+
+        >>> notebook_id(NOTEBOOK_DIR / DEEP_DIVES / "01_traps_and_tie_rules.ipynb")
+        'deep-dives/01_traps_and_tie_rules'
+    """
+    return path.relative_to(folder).with_suffix("").as_posix()
 
 
 def hypothesis_settings(max_examples: int) -> settings:

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import notebook_files
+
 ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = notebook_files()  # the core lessons and the deep dives (their names are unique: one output dir)
 
 
 def requirement_lines(path: Path) -> list[str]:

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import notebook_files, notebook_id
+
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").rglob("*.ipynb"))
+NOTEBOOKS = notebook_files()  # the core lessons and the deep dives
 
 
 def prose(path: Path) -> str:
@@ -20,7 +22,14 @@ def prose(path: Path) -> str:
     return " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown").replace("\n", " ")
 
 
-DOCUMENTS = {p.name: prose(p) for p in NOTEBOOKS} | {"README.md": (ROOT / "README.md").read_text(encoding="utf-8")}
+#: notebook id ("04_the_bpe_inside_gpt", "deep-dives/04_unigram_errata_and_four_trainers") or README.md -> prose
+DOCUMENTS = {notebook_id(p): prose(p) for p in NOTEBOOKS} | {"README.md": (ROOT / "README.md").read_text(encoding="utf-8")}
+
+
+def document(name: str) -> str:
+    """The prose of the notebook that holds a claim (its id in the course's layout)."""
+    assert name in DOCUMENTS, f"the notebook {name}.ipynb that holds this claim is missing"
+    return DOCUMENTS[name]
 
 
 def paragraphs(path: Path) -> list[str]:
@@ -33,7 +42,7 @@ def paragraphs(path: Path) -> list[str]:
     return [p for t in texts for p in re.split(r"\n\s*\n|\n(?=\s*[*-] )", t)]
 
 
-@pytest.mark.parametrize("path", [*NOTEBOOKS, ROOT / "README.md"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*NOTEBOOKS, ROOT / "README.md"], ids=[*map(notebook_id, NOTEBOOKS), "README.md"])
 def test_t5_is_named_with_unigram(path):
     # T5's SentencePiece model is a Unigram model, not BPE: a paragraph naming T5 says Unigram
     for para in paragraphs(path):
@@ -57,12 +66,12 @@ def test_no_slip_of_the_known_list_comes_back(name):
 
 def test_the_special_token_default_is_set_against_tiktoken():
     # bpe_viz reads special-token text as the special token by default; tiktoken refuses it
-    text = next(t for n, t in DOCUMENTS.items() if n.startswith("05_"))
+    text = document("04_the_bpe_inside_gpt")  # its section on special tokens
     assert 'allowed_special="all"' in text and "refuses" in text
 
 
 def test_the_byte_fallback_example_explains_every_byte_token():
     # the SubwordTextEncoder cell spells f, the space and e t y in bytes too, and the prose says so
-    text = next(t for n, t in DOCUMENTS.items() if n.startswith("07_"))
+    text = document("deep-dives/04_unigram_errata_and_four_trainers")  # its SubwordTextEncoder section
     for byte in ("<0x66>", "<0x20>", "<0x65> <0x74> <0x79>", "<0xC3> <0xA9>"):
         assert byte in text, byte

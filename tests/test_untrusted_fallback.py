@@ -25,8 +25,8 @@ from bpe_viz.view import svg_charts_as_images
 from bpe_viz.view.kit import svg_texts, token_html
 from bpe_viz.widgets import CompareExplorer, MergeExplorer, UnigramExplorer
 from bpe_viz.widgets.inputs import plain_text
-
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+from helpers import NOTEBOOK_DIR as NOTEBOOKS
+from helpers import notebook_files, notebook_id
 IMG = re.compile(r'<img class="(bpe-chart[^"]*)" alt="([^"]*)"[^>]* src="data:image/svg\+xml;base64,([^"]+)">')
 
 
@@ -94,7 +94,7 @@ def _stored_explorers(path: Path) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", notebook_files(), ids=notebook_id)
 def test_stored_notebooks_carry_no_inline_svg(path):
     """The stored notebooks were run again with the images (else nbval would fail too)."""
     for html in _stored_explorers(path):
@@ -103,7 +103,8 @@ def test_stored_notebooks_carry_no_inline_svg(path):
 
 def test_notebook_01_opens_at_step_2_as_its_text_says():
     # its first explorer (the prediction questions stored before it have no step header)
-    first = next(h for h in _stored_explorers(NOTEBOOKS / "01_from_compression_to_subwords.ipynb") if "bpe-header" in h)
+    first = next((h for h in _stored_explorers(NOTEBOOKS / "01_from_compression_to_subwords.ipynb") if "bpe-header" in h), None)
+    assert first, "lesson 01 stores no explorer output (run it: jupyter nbconvert --execute --inplace)"
     trace = train_bpe(corpora.load("sennrich2016"), 10, preset="sennrich2016")
     m = trace[2].merge
     text = plain_text(first)

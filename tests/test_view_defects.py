@@ -138,7 +138,7 @@ def test_side_by_side_captions_keep_a_gap():
 
 def test_vocab_table_shows_no_raw_none_ids():
     """SentencePiece drops characters below character_coverage: they are in the vocabulary table
-    (initial symbols) but have no id; notebook 06 showed "None" in the id column and "id None"
+    (initial symbols) but have no id; old notebook 06 showed "None" in the id column and "id None"
     in the hover title."""
     from bpe_viz.view.merges.tables import vocab_table_html
     trace = train_bpe({"hello": 20, "world": 20, "°C": 1, "naïve": 1}, 5, preset="sentencepiece",
@@ -161,11 +161,12 @@ def _notebook_cell(name: str, needle: str) -> str:
     return next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code" and needle in "".join(c["source"]))
 
 
-def test_notebook_07_erratum_table_has_no_nan():
-    """The course printed no probability for "p ug": the erratum table showed ``NaN`` there.
-    The cell's table lines, run on the same shape of data (one cut the course did not print)."""
+def test_unigram_erratum_table_has_no_nan():
+    """The course printed no probability for "p ug": the erratum table (once notebook 07's, now
+    deep dive 04's) showed ``NaN`` there. The cell's table lines, run on the same shape of data
+    (one cut the course did not print)."""
     import pandas as pd
-    src = _notebook_cell("07_three_ways_to_build_a_vocabulary.ipynb", '"printed in the course"')
+    src = _notebook_cell("deep-dives/04_unigram_errata_and_four_trainers.ipynb", '"printed in the course"')
     lines = src.splitlines()
     start = next(i for i, line in enumerate(lines) if "pd.DataFrame(" in line)
     body = "\n".join(lines[start:])

@@ -4,7 +4,8 @@ shows a collapsed bar; Voilà hides all code anyway), and a cell that ends with 
 code the learner should read is split in two, the code visible and the asserts hidden below it.
 
 Run it after editing a notebook, then re-execute the notebook (the split cells need outputs of
-their own): ``python tools/hide_proofs.py notebooks/*.ipynb`` (``--check`` only reports).
+their own): ``python tools/hide_proofs.py notebooks/*.ipynb notebooks/deep-dives/*.ipynb``
+(``--check`` only reports).
 What it does not split: asserts between other statements (move them to the end by hand).
 """
 

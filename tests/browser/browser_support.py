@@ -20,10 +20,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers import notebook_files, notebook_id
 from jupyter_servers import shutdown_kernels, start_session, write_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
+#: every notebook of the course: the core lessons, then notebooks/deep-dives/ (tests/helpers.py)
+NOTEBOOK_FILES = notebook_files(NOTEBOOKS)
+
+
+def notebook_rel(nb_path: Path) -> str:
+    """The notebook's path under the served repo copy: ``notebooks/deep-dives/01_x.ipynb``."""
+    return f"notebooks/{notebook_id(nb_path, NOTEBOOKS)}.ipynb"
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 #: Where the picture tests put the README's pictures; ``make pictures`` copies them into docs/
 #: (a test never writes into the source tree).

@@ -6,7 +6,7 @@ tests/test_view_defects.py.
 
 * 13: a sentence typed in the explorer stays through every retrain (merges, ties, Train);
 * 14: an explorer on a trace shows the trace's own settings, and Train with no change trains
-  the same run (notebook 05: preset "cs336", 743 merges, 999 tokens in the table);
+  the same run (lesson 04: preset "cs336", 743 merges, 999 tokens in the table);
 * 16: the quiz's words table grows with the size option (the projector);
 * 17: invisible characters (ZWJ, VS16) show as visible, named chips: ``<U+200D>``.
 
@@ -23,7 +23,7 @@ from bpe_viz import corpora, encode, train_bpe
 from bpe_viz.view.kit import BASE_PX, display_text
 from bpe_viz.widgets.controls import PRESET_CHOICES, SIZE_CHOICES, TIE_CHOICES, settings_of
 
-#: what a student typed (notebook 01's explorer: words of the corpus and letters it never saw)
+#: what a student typed (lesson 01's explorer: words of the corpus and letters it never saw)
 TYPED = "the lowest newer widget"
 #: a family emoji (joined by ZWJ) and a red heart with VS16
 INVISIBLE_SENTENCE = "low 👨\u200d👩 ❤\ufe0f"
@@ -40,7 +40,7 @@ def sennrich(n: int = 10, **kw):
 
 
 def docs_trace():
-    """Notebook 05's run: byte-level BPE (CS336's preset) on Python's documentation."""
+    """Lesson 04's run: byte-level BPE (CS336's preset) on Python's documentation."""
     return train_bpe(corpora.python_docs_text(), vocab_size=1000, preset="cs336")
 
 
@@ -220,7 +220,8 @@ def check_invisible_chips(page, out, trace):
 
 
 def voila_notebook_01(page, exercised):
-    """13 and 17 in notebook 01's first explorer."""
+    """16 in lesson 01's quiz (the paper's, at its end), then 13 and 17 in its first explorer."""
+    check_quiz_scales(page, exercised["QuizExplorer"])
     out = exercised["MergeExplorer"]
     sample = sentence_box(out).input_value()
     check_typed_sentence_stays(page, out, sennrich(10), settings_changes(page, out))
@@ -235,19 +236,13 @@ def voila_notebook_01(page, exercised):
     wait_chips(out, sample, sennrich(10), "the notebook's sentence again")
 
 
-def voila_notebook_05(page, exercised):
-    """14 (and 13: the given sentence whole after Train) in notebook 05's explorer."""
+def voila_notebook_04(page, exercised):
+    """14 (and 13: the given sentence whole after Train) in lesson 04's explorer."""
     check_trace_settings(page, exercised["MergeExplorer"], docs_trace(), "Use “print()” to show a value.")
-
-
-def voila_notebook_08(page, exercised):
-    """16 in notebook 08's first quiz."""
-    check_quiz_scales(page, exercised["QuizExplorer"])
 
 
 #: notebook -> the checks above, for test_voila.py's NOTEBOOK_CHECKS
 VOILA_CHECKS = {
     "01_from_compression_to_subwords": voila_notebook_01,
-    "05_how_gpt_tokenizers_see_text": voila_notebook_05,
-    "08_your_turn": voila_notebook_08,
+    "04_the_bpe_inside_gpt": voila_notebook_04,
 }

@@ -145,7 +145,8 @@ def lab_app(lab, browser, request):
 
 class VoilaServers:
     """One ``voila notebooks/X.ipynb --no-browser --port PORT --Voila.ip=127.0.0.1`` per notebook
-    (each serves its notebook at /), started together when the first Voilà test asks.
+    (each serves its notebook at /), started together when the first Voilà test asks. A notebook
+    is named by its path under notebooks/ (``"deep-dives/01_traps_and_tie_rules.ipynb"``).
 
     Voilà runs the whole notebook in a new kernel for every page load, so while a test looks at
     notebook i, the page of notebook i+1 is already requested (``open`` prefetches it): its
@@ -155,20 +156,23 @@ class VoilaServers:
 
     def __init__(self, repo: Path, tmp_path_factory, browser):
         self.repo, self.tmp = repo, tmp_path_factory
-        self.notebooks = sorted((repo / "notebooks").glob("*.ipynb"))
+        self.notebooks = bs.notebook_files(repo / "notebooks")  # the lessons, then the deep dives
         self.started: dict[str, tuple] = {}
         self.pages = bs.Pages(browser, "voila")
         self.prefetched: dict[str, object] = {}
 
+    def _name(self, nb: Path) -> str:
+        return f"{bs.notebook_id(nb, self.repo / 'notebooks')}.ipynb"
+
     def _start(self, nb: Path):
-        if nb.name in self.started:
+        if self._name(nb) in self.started:
             return
         env = servers.jupyter_env(self.tmp.mktemp("jupyter-voila"), self.repo)
         port = servers.free_port()
         cmd = [servers.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}",
                "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--Voila.show_tracebacks=True"]
         log = bs.ARTIFACTS / f"voila-{nb.stem}.log"
-        self.started[nb.name] = (port, servers.start(cmd, env=env, cwd=nb.parent, log=log), log)
+        self.started[self._name(nb)] = (port, servers.start(cmd, env=env, cwd=nb.parent, log=log), log)
 
     def url(self, name: str) -> str:
         nb = self.repo / "notebooks" / name
@@ -182,7 +186,7 @@ class VoilaServers:
         return f"http://127.0.0.1:{port}"
 
     def _load(self, name: str):
-        page = self.pages.new(width=1280, height=900, suffix="-" + name.removesuffix(".ipynb"), track=False)
+        page = self.pages.new(width=1280, height=900, suffix="-" + Path(name).stem, track=False)
         page.goto(self.url(name) + "/", wait_until="commit", timeout=120_000)
         return page
 
@@ -191,7 +195,7 @@ class VoilaServers:
         notebook's page starts loading too."""
         page = self.prefetched.pop(name, None) or self._load(name)
         bs.claim(page)
-        names = [n.name for n in self.notebooks]
+        names = [self._name(n) for n in self.notebooks]
         if name in names and names.index(name) + 1 < len(names):
             following = names[names.index(name) + 1]
             if following not in self.prefetched:
@@ -205,7 +209,7 @@ class VoilaServers:
         if page is not None:
             if failed:
                 try:
-                    page.screenshot(path=str(bs.ARTIFACTS / f"FAILED-voila-{name.removesuffix('.ipynb')}.png"))
+                    page.screenshot(path=str(bs.ARTIFACTS / f"FAILED-voila-{Path(name).stem}.png"))
                 except Exception:
                     pass
             bs.Pages.close_page(page)

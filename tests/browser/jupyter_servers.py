@@ -215,11 +215,12 @@ _COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "test-artifacts", "__pyca
 
 def copy_repo(src: Path, dest: Path) -> Path:
     """A scratch copy of the repo ``src``: notebooks run there, so nothing is ever saved over the
-    real ones. Stored outputs and execution counts are cleared so that "done" is unambiguous."""
+    real ones. Stored outputs and execution counts are cleared so that "done" is unambiguous
+    (in notebooks/ and its subfolders: the deep dives)."""
     shutil.copytree(src, dest, ignore=_COPY_IGNORE, symlinks=True)
     import nbformat
 
-    for nb_path in (dest / "notebooks").glob("*.ipynb"):
+    for nb_path in (dest / "notebooks").rglob("*.ipynb"):  # (checkpoints were not copied)
         try:
             nb = nbformat.read(nb_path, as_version=4)
         except Exception:

@@ -22,7 +22,7 @@ import jupyter_servers as servers  # noqa: E402
 from bpe_viz import corpora, encode, train_bpe, train_wordpiece  # noqa: E402
 from bpe_viz import encode_word  # noqa: E402
 
-NOTEBOOK_FILES = sorted(bs.NOTEBOOKS.glob("[0-9]*.ipynb")) or sorted(bs.NOTEBOOKS.glob("*.ipynb"))
+NOTEBOOK_FILES = bs.NOTEBOOK_FILES
 
 SCRATCH = "scratch/widgets.ipynb"
 TEXT = "low lower newest widest lowest newer wider"
@@ -41,11 +41,11 @@ CELLS = {
 
 
 @pytest.mark.skipif(not NOTEBOOK_FILES, reason="no notebooks in notebooks/ yet")
-@pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[p.stem for p in NOTEBOOK_FILES])
+@pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[bs.notebook_id(p) for p in NOTEBOOK_FILES])
 def test_notebook_runs_clean(nb_path, lab, lab_app):
     """Run → Run All Cells: every code cell ran, none shows an error output or a traceback, every
     widget displayed; the kernel is shut down afterwards. Screenshot: test-artifacts/browser/."""
-    rel = f"notebooks/{nb_path.name}"
+    rel = bs.notebook_rel(nb_path)
     copy = lab.root / rel
     assert copy.exists(), f"{rel} appeared after the session started: run the suite again"
     t0 = time.monotonic()

@@ -1,7 +1,7 @@
 """The quiz and the merge trees in JupyterLab, in Debian's Chromium, used as a learner would:
 answer by keyboard only (the "keys" box: a number, then Enter) and by mouse (the pair buttons,
 Next), the teacher toggle, and the stepper's "tree of" box. (The same quiz in Voilà is
-exercised by test_voila.py on notebook 08.)
+exercised by test_voila.py on lesson 01, lesson 05 and deep dive 01.)
 
 What the page should show is computed here from the engine (``quiz_questions``,
 ``merge_tree``), never copied from the page.

@@ -5,7 +5,7 @@ dir), so JupyterLab renders each explorer's stored ``text/html`` fallback throug
 
 Each explorer's fallback must read as it does live: its sections on lines of their own, no
 loose text spilled between them, its chips still colored (the inline styles kept), its charts
-visible pictures (decoded images of a real size), and notebook 01's first explorer at step 2,
+visible pictures (decoded images of a real size), and lesson 01's first explorer at step 2,
 as its text says. What the page should show comes from the stored notebook and the engine.
 Screenshots: test-artifacts/browser/untrusted-*.png.
 """
@@ -26,7 +26,7 @@ if not SKIP_REASON:  # else conftest.py marks every test here skipped, with the 
 import browser_support as bs  # noqa: E402
 from bpe_viz import corpora, train_bpe  # noqa: E402
 
-NOTEBOOK_FILES = sorted(bs.NOTEBOOKS.glob("[0-9]*.ipynb"))
+NOTEBOOK_FILES = bs.NOTEBOOK_FILES
 FOLDER = "untrusted"  # where the stored notebooks are copied, outputs and all, in the repo copy
 
 
@@ -50,7 +50,7 @@ def stored_copies(lab):
     folder = lab.root / FOLDER
     folder.mkdir(exist_ok=True)
     for nb in NOTEBOOK_FILES:
-        shutil.copy(nb, folder / nb.name)
+        shutil.copy(nb, folder / nb.name)  # (names are unique across the two folders: test_notebooks_meta.py)
     return folder
 
 
@@ -105,7 +105,7 @@ def check_reads_well(view: dict, stored: str, where: str):
         assert view["colored"] >= view["tokens"] // 2, f"{where}: chips lost their colors"
 
 
-@pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[p.stem for p in NOTEBOOK_FILES])
+@pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[bs.notebook_id(p) for p in NOTEBOOK_FILES])
 def test_stored_outputs_read_well_untrusted(nb_path, stored_copies, lab_app):
     stored = stored_explorers(nb_path)
     if not stored:
@@ -124,7 +124,8 @@ def test_stored_outputs_read_well_untrusted(nb_path, stored_copies, lab_app):
             out.scroll_into_view_if_needed()
             out.screenshot(path=str(bs.ARTIFACTS / f"untrusted-{nb_path.stem}-{i}.png"))
             check_reads_well(out.evaluate(_READ_JS), html, f"{nb_path.name}, explorer {i + 1}")
-        if nb_path.stem.startswith("01_"):  # its first explorer (the predictions before it are questions)
+        # lesson 01's first explorer (the predictions before it are questions)
+        if bs.notebook_id(nb_path) == "01_from_compression_to_subwords":
             first = next(i for i, html in enumerate(stored) if "bpe-header" in html)
             check_notebook_01(outs.nth(first).evaluate(_READ_JS))
         ok = True

@@ -1,12 +1,17 @@
 """Voilà in Debian's Chromium: each notebook renders as an app (no code, no error output) and its
 explorers respond to the keyboard and the mouse. The README's voila.png comes from the first
 notebook (into test-artifacts/browser/pictures/; ``make pictures`` copies it to docs/).
+
+Every core lesson and every deep dive is an app, but for the exercise lesson (``NOT_APPS``): the
+deep dives show implementer detail, yet their prose and outputs read without the code, as a
+lesson's do. A test is named by the notebook's path under notebooks/ (``deep-dives/01_...``).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from functools import partial
 
 import pytest
 
@@ -21,14 +26,14 @@ from bpe_viz.view.compare_tokenizers import visible  # noqa: E402
 from class_defects import VOILA_CHECKS  # noqa: E402
 from helpers import real_tokenizer  # noqa: E402
 
-NOTEBOOK_FILES = sorted(bs.NOTEBOOKS.glob("[0-9]*.ipynb")) or sorted(bs.NOTEBOOKS.glob("*.ipynb"))
+NOTEBOOK_FILES = bs.NOTEBOOK_FILES
 
 #: Voilà renders every output as this script first, then the page's JavaScript replaces it.
 UNRENDERED = 'script[type="application/vnd.voila.cell-output+json"]'
 
 
 #: notebooks that are not apps: the learner writes code in them, which Voilà hides
-NOT_APPS = {"10_build_bpe_yourself": "an exercise notebook: the learner writes the code, which a Voilà app hides"}
+NOT_APPS = {"07_build_bpe_yourself": "an exercise notebook: the learner writes the code, which a Voilà app hides"}
 
 
 def code_lines(nb_path, min_len: int = 25) -> list[str]:
@@ -129,14 +134,28 @@ def exercise_encoder(page, out):
             expect(out.locator(".bpe-walk-final .bpe-token").first).to_be_visible()
 
 
-def exercise_quiz(page, out):
-    """A QuizExplorer on the paper's example (the first quiz of notebook 08: ten questions,
-    seed 0): all ten answered with the keyboard only, then a wrong and a right pick by mouse.
-    The questions, answers and reasons come from the engine."""
-    from bpe_viz import corpora, quiz_questions, train_bpe
+def quiz_of(nb_id: str) -> list:
+    """The questions of the notebook's first QuizExplorer, made by the engine as the notebook makes
+    them: lesson 01 ends with the paper's example (ten questions, seed 0), lesson 05 asks about
+    WordPiece on the course's words, deep dive 01 about the tie rule subword-nmt takes."""
+    from bpe_viz import corpora, quiz_questions, train_bpe, train_wordpiece
 
-    trace = train_bpe(corpora.load("sennrich2016"), 10, preset="sennrich2016")
-    questions = quiz_questions(trace, n=10, seed=0)
+    quizzes = {  # notebook -> (its trace, n, seed)
+        "01_from_compression_to_subwords": (lambda: train_bpe(corpora.load("sennrich2016"), 10,
+                                                              preset="sennrich2016"), 10, 0),
+        "05_wordpiece": (lambda: train_wordpiece(corpora.load("hf-course"), num_merges=9), 8, 2),
+        "deep-dives/01_traps_and_tie_rules": (lambda: train_bpe(corpora.load("slp3"), 8, preset="slp3",
+                                                                tie_break="lexicographic"), 8, 1),
+    }
+    assert nb_id in quizzes, f"{nb_id} holds a QuizExplorer: say in quiz_of which questions it asks"
+    trace, n, seed = quizzes[nb_id]
+    return quiz_questions(trace(), n=n, seed=seed)
+
+
+def exercise_quiz(page, out, questions):
+    """A QuizExplorer (the notebook's first, ``questions`` from :func:`quiz_of`): all of them
+    answered with the keyboard only, then a wrong and a right pick by mouse. The questions,
+    answers and reasons come from the engine."""
     out.scroll_into_view_if_needed()
     bs.answer_quiz_by_keys(page, out, questions)
     bs.answer_quiz_by_mouse(page, out, questions)
@@ -169,7 +188,7 @@ def exercise_unigram(page, out):
             expect(out.locator(".bpe-error")).to_contain_text("one word")
 
 
-#: what exercise_side_by_side types (notebook 09's check compares its rows with the real tokenizers)
+#: what exercise_side_by_side types (lesson 03's check compares its rows with the real tokenizers)
 TYPED = "Typed in Voilà: 12345 pieces, naïve café 🦙"
 
 
@@ -194,7 +213,7 @@ def exercise_side_by_side(page, out):
 
 
 def check_why_notebook(page, exercised):
-    """Notebook 09: every comparison (the two drawn once, and the explorer's after
+    """Lesson 03: every comparison (the two drawn once, and the explorer's after
     exercise_side_by_side) counts what the real tokenizers count for its text, and the language
     table shows their counts and ratios for every bundled language."""
     real = {name: real_tokenizer(name) for name in ("gpt2", "cl100k_base", "o200k_base", "mistral-7b")}
@@ -222,7 +241,7 @@ def check_why_notebook(page, exercised):
 
 #: notebook -> what else its app must show (after its explorers were exercised); issue 19's
 #: items 13, 14, 16 and 17 as a class meets them: class_defects.py
-NOTEBOOK_CHECKS = {"09_why_tokenization_matters": check_why_notebook, **VOILA_CHECKS}
+NOTEBOOK_CHECKS = {"03_why_tokenization_matters": check_why_notebook, **VOILA_CHECKS}
 
 #: explorer -> (how ``explorer_outputs`` finds its outputs, what a learner does with the first)
 EXERCISES = {
@@ -236,14 +255,15 @@ EXERCISES = {
 
 
 @pytest.mark.skipif(not NOTEBOOK_FILES, reason="no notebooks in notebooks/ yet")
-@pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[p.stem for p in NOTEBOOK_FILES])
+@pytest.mark.parametrize("nb_path", NOTEBOOK_FILES, ids=[bs.notebook_id(p) for p in NOTEBOOK_FILES])
 def test_voila_app(nb_path, voila_page):
     """The notebook as a Voilà app: no code, no error output, widgets displayed; its explorers
     follow the keyboard, the mouse and typing. Screenshot: test-artifacts/browser/."""
-    if nb_path.stem in NOT_APPS:
-        pytest.skip(f"{nb_path.name}: {NOT_APPS[nb_path.stem]}")
+    nb_id = bs.notebook_id(nb_path)
+    if nb_id in NOT_APPS:
+        pytest.skip(f"{nb_id}: {NOT_APPS[nb_id]}")
     t0 = time.monotonic()
-    page = voila_page(nb_path.name)
+    page = voila_page(f"{nb_id}.ipynb")
     wait_app(page)
     timing = {"page until every output and widget rendered": time.monotonic() - t0}
 
@@ -269,12 +289,14 @@ def test_voila_app(nb_path, voila_page):
     for name, (where, exercise) in EXERCISES.items():
         found = explorer_outputs(page, **where)
         if found:
+            if exercise is exercise_quiz:
+                exercise = partial(exercise_quiz, questions=quiz_of(nb_id))
             exercise(page, found[0])
             exercised[name] = found[0]
     if re.search(r"Explorer(\.from_\w+)?\(", "\n".join(code_lines(nb_path, min_len=0))):
         assert exercised, "the notebook makes an explorer, but none was found on the page"
-    if nb_path.stem in NOTEBOOK_CHECKS:
-        NOTEBOOK_CHECKS[nb_path.stem](page, exercised)
+    if nb_id in NOTEBOOK_CHECKS:
+        NOTEBOOK_CHECKS[nb_id](page, exercised)
     timing["checks and " + (", ".join(exercised) or "no explorer")] = time.monotonic() - t0 - sum(timing.values())
     (bs.ARTIFACTS / f"voila-{nb_path.stem}.txt").write_text("".join(f"{k}: {s:.1f} s\n" for k, s in timing.items()))
 
