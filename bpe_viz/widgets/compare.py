@@ -168,13 +168,11 @@ class CompareExplorer(TrainingExplorer):
         words = self.words if self.words is not None else list(trace.words[:rows])
         note = "" if k < len(trace) else message_html(
             f"(stopped after {len(trace) - 1} merges: {trace.stopped_because})", size=size)
-        return (
-            message_html(title, size=size)
-            + note
-            + merge_html(snap.merge, trace=trace, size=size)
-            + segmentation_html(snap, words, size=size)
-            + pairs_table_html(snap, rows, size=size)
-        )
+        segments = segmentation_html(snap, words, size=size)
+        pairs = pairs_table_html(snap, rows, size=size)
+        # after the step's own state is built: the merge's ties then read the state before it
+        # undone from this one (no second rebuild)
+        return message_html(title, size=size) + note + merge_html(snap.merge, trace=trace, size=size) + segments + pairs
 
     def _render(self):
         if self._hold or self.trace_bpe is None or self._bad_input is not None:

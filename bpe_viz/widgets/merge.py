@@ -298,11 +298,12 @@ class MergeExplorer(TrainingExplorer):
         trace, size = self.trace, self.size
         snap = trace[k]
         header = step_header_html(trace, k, asked=self.num_merges, size=size, compact=size >= PROJECTOR)
-        merge = merge_html(snap.merge, trace=trace, size=size)
         rows = min(self.max_rows, 4) if size >= PROJECTOR else self.max_rows
         words = words_table_html(snap, rows, size=size)
         pairs = pairs_table_html(snap, rows, size=size)
         vocab = vocab_table_html(snap, rows, order="newest", size=size)
+        # after the tables: the ties of the merge are then read off this step's state, not rebuilt
+        merge = merge_html(snap.merge, trace=trace, size=size)
         if size >= PROJECTOR:
             # on a projector the pair table (what wins next) comes first, on the first screen
             words, pairs = pairs, words

@@ -19,6 +19,8 @@ encodes by greedy longest match.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
+from itertools import islice
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
@@ -420,16 +422,24 @@ def all_str_pairs(merges: list) -> bool:
 
 def per_k(trace: Trace, name: str, k: int, key) -> dict:
     """``key(merge) -> rank`` for the first ``k`` merges (the first merge wins a repeated key),
-    cached on the trace under ``name`` for a few values of ``k``."""
+    cached on the trace under ``name`` for a few values of ``k``.
+
+    One table of every merge is kept per trace (its keys in rank order, since the first merge of
+    a key wins); the table of ``k`` merges is its first entries, copied at C speed: a slider jump
+    to a new step costs no loop over its merges."""
     cache = trace.__dict__.setdefault(name, {})
     r = cache.get(k)
     if r is None:
         if len(cache) > 8:
             cache.clear()
-        r = {}
-        for m in trace.merges[:k]:
-            r.setdefault(key(m), m.step)
-        cache[k] = r
+        full = trace.__dict__.get(name + "_all")
+        if full is None or full[0] != len(trace.merges):  # (merges are only ever appended)
+            table: dict = {}
+            for m in trace.merges:
+                table.setdefault(key(m), m.step)
+            full = trace.__dict__[name + "_all"] = (len(trace.merges), table, list(table.values()))
+        _, table, ranks = full
+        r = cache[k] = table.copy() if k >= len(trace.merges) else dict(islice(table.items(), bisect_right(ranks, k)))
     return r
 
 

@@ -6,12 +6,19 @@ reads a snapshot's ``state`` and keeps, per trace, what several steps share (the
 of the last few steps, the model's pair filter, the token slots of the merges). What a pair is
 worth is the model's (``model.exact`` / ``model.approx``); which of equals goes first is the tie
 rule's (:mod:`~bpe_viz.engine.merges.ranking`).
+
+A cold slider step (issue 20) ranks only what it shows: the first rows of the pair table and the
+first tied pairs of a merge (:meth:`PairRanking.rank_head`, :meth:`PairRanking.tied_head`), reads
+first-met positions only as far as it needs them, and gets the state before a merge by undoing
+the merge on the state after it (:meth:`PairRanking.state_before`) rather than by a second
+rebuild. ``tests/test_cold_step.py`` checks every shortcut against the full ranking.
 """
 
 from __future__ import annotations
 
 import heapq
-from itertools import chain, compress
+from operator import itemgetter
+from itertools import chain, compress, count, islice
 
 from . import ranking
 from .convention import Merge
@@ -19,6 +26,8 @@ from .snapshot import Snapshot
 
 
 __all__ = ["PairRanking"]
+
+_TAIL = itemgetter(slice(1, None))  # syms -> syms[1:]
 
 
 class _KeptKeys:
@@ -36,6 +45,26 @@ class _KeptKeys:
         return key
 
 
+class _FirstMetScan:
+    """The first-met order of one snapshot's pairs, read as far as asked: words in growing
+    chunks, each chunk's pairs at C speed (``dict.fromkeys`` keeps each pair's first occurrence,
+    in order); ``ranks`` maps every pair met so far to its rank among distinct pairs."""
+
+    def __init__(self, snap: Snapshot):
+        self.seg, self.seen, self.ranks, self.lo, self.size = snap.state[0], {}, {}, 0, 256
+
+    def until(self, enough) -> dict:
+        """Read on until ``enough(ranks)`` holds (``None``: to the end); ``ranks``."""
+        seg, seen, ranks = self.seg, self.seen, self.ranks
+        while self.lo < len(seg) and (enough is None or not enough(ranks)):
+            chunk = seg[self.lo:self.lo + self.size]
+            self.lo, self.size = self.lo + self.size, self.size * 2
+            # each word's pairs: zip(syms, syms[1:]), mapped over the chunk at C speed
+            seen.update(dict.fromkeys(chain.from_iterable(map(zip, chunk, map(_TAIL, chunk)))))
+            ranks.update(zip(islice(seen, len(ranks), None), count(len(ranks))))
+        return ranks
+
+
 class PairRanking:
     """The ranking half of a :class:`~bpe_viz.engine.merges.trace.Trace` (see the module)."""
 
@@ -43,35 +72,34 @@ class PairRanking:
 
     def first_met(self, snap: Snapshot, targets=None) -> dict:
         """pair (internal spelling) -> rank of its first occurrence, reading words in corpus
-        order, each left to right (the order a fresh recount meets them). With a few
-        ``targets``, at least those pairs: the scan stops once all are found. Only the order of
-        the ranks counts (they are positions among pair occurrences or among distinct pairs)."""
-        cache = self.__dict__.setdefault("_first_met_orders", {})  # step -> every pair's rank
-        full = cache.get(snap.step)
-        if full is not None:
-            return full
-        if targets is None or len(targets) > 16:
-            # every pair at once, kept for the last few steps: ranking a step's pair table, the
-            # ties of its merge and of the next one, or a pick among hundreds of tied pairs all
-            # look here (an explorer asks several times per step). dict.fromkeys keeps each
-            # pair's first occurrence, in order, at C speed.
-            seen = dict.fromkeys(chain.from_iterable(zip(syms, syms[1:]) for syms in snap.state[0]))
-            full = cache[snap.step] = dict(zip(seen, range(len(seen))))
+        order, each left to right (the order a fresh recount meets them): every pair, or with
+        ``targets``, at least those (the scan stops once all are found). Only the order of the
+        ranks counts. The scan of a step is kept for the last few steps and goes on where it
+        stopped when asked for more (an explorer asks several times per step)."""
+        scan = self._first_met_scan(snap)
+        if targets is None:
+            return scan.until(None)
+        return scan.until(set(targets).issubset)
+
+    def first_met_some(self, snap: Snapshot, must, others=(), want: int = 0) -> dict:
+        """First-met ranks (as :meth:`first_met`'s) of every pair of ``must`` and of the first
+        ``want`` pairs met among ``others`` (and of any pair met before them). Example:
+        ``must={(e, s)}``, ``others`` = 900 pairs tied at count 2, ``want=7``: the scan stops
+        in the chunk of words where the 7th of them is met."""
+        must, rest = set(must), set(others)
+        want = min(want, len(rest))
+        if want <= 0:
+            return self._first_met_scan(snap).until(must.issubset)
+        return self._first_met_scan(snap).until(lambda ranks: must.issubset(ranks) and len(rest & ranks.keys()) >= want)
+
+    def _first_met_scan(self, snap: Snapshot) -> "_FirstMetScan":
+        cache = self.__dict__.setdefault("_first_met_orders", {})  # step -> its scan, oldest first
+        scan = cache.get(snap.step)
+        if scan is None:
+            scan = cache[snap.step] = _FirstMetScan(snap)
             while len(cache) > self._FIRST_MET_KEEP:
-                del cache[next(iter(cache))]  # the oldest (about 1 MB each on a real text)
-            return full
-        order: dict = {}
-        left = set(targets)
-        n = 0
-        for syms in snap.state[0]:
-            for p in zip(syms, syms[1:]):
-                if p in left:
-                    order[p] = n
-                    left.discard(p)
-                    if not left:
-                        return order
-                n += 1
-        return order
+                del cache[next(iter(cache))]  # the oldest (about 1 MB each on a real text, read to the end)
+        return scan
 
     def merge_slots(self) -> list[int]:
         """Per merge, the slot of its token in the token-count arrays (the same at every step:
@@ -92,6 +120,39 @@ class PairRanking:
         rule = self.__dict__.get("_kept_rule") or self.__dict__.setdefault("_kept_rule", _KeptKeys(self.tie_rule))
         order = self.first_met(snap, primary) if rule.positional else None
         ranked = ranking.rank(items, primary, rule, order, self.show, self.to_bytes, self.hf_id)
+        if self.remaps_marker:
+            show = self.show
+            ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
+        return ranked
+
+    def rank_head(self, snap: Snapshot, items, n: int):
+        """``rank_items(snap, items)[:n]`` without ranking every item: a step's top rows and the
+        first few pairs of a tie among thousands (late in a run on a real text, most pairs left
+        tie at count 2). The same rows in the same order: positional rules place only the pairs
+        needed (:meth:`first_met_some`), the others keep the n smallest keys (``heapq.nsmallest``
+        is ``sorted(...)[:n]``, ties in input order included)."""
+        if len(items) <= n or (len(items) <= max(4 * n, 32) and not self.tie_rule.positional):
+            return self.rank_items(snap, items)[:n]
+        exact = self.rank_function(snap)
+        primary = {p: exact(p, c) for p, c in items}
+        return self._head(items, primary, n, snap)
+
+    def _head(self, items, primary: dict, n: int, snap: Snapshot | None):
+        """The first ``n`` of ``items`` ranked by ``primary`` then the tie rule (public spelling);
+        ``snap``: where a positional rule reads first-met ranks (``None`` for other rules)."""
+        rule = self.__dict__.get("_kept_rule") or self.__dict__.setdefault("_kept_rule", _KeptKeys(self.tie_rule))
+        if rule.positional:
+            # those better than the n-th best value all come first; then the first met of those equal to it
+            cut = heapq.nlargest(n, primary.values())[-1] if n else None
+            better = [p for p, v in primary.items() if v > cut] if n else []
+            equal = [p for p, v in primary.items() if v == cut] if n else []
+            order = self.first_met_some(snap, better, equal, n - len(better))
+            head = [it for it in items if it[0] in order]
+            ranked = ranking.rank(head, primary, rule, order)[:n]
+        else:
+            key = rule.keyer(self.show, int_keys=any("\U0010ffff" in a + b for (a, b), _ in items),
+                             to_bytes=self.to_bytes, token_id=self.hf_id)
+            ranked = heapq.nsmallest(n, items, key=lambda t: (-primary[t[0]], key(t[0])))
         if self.remaps_marker:
             show = self.show
             ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
@@ -142,6 +203,16 @@ class PairRanking:
         return values
 
     def top_items(self, snap: Snapshot, n: int):
+        """The ``n`` best (pair, count) items of ``snap``, ranked (``rank_items(...)[:n]``). The
+        best 8 at least are ranked and kept on the snapshot: a step's table (4 rows on a projector)
+        and its chart (8 bars) then rank once."""
+        kept = snap.__dict__.get("_head")
+        if kept is None or kept[0] < n:
+            m = max(n, 8)
+            kept = snap.__dict__["_head"] = (m, self._top_items(snap, m))
+        return kept[1][:n]
+
+    def _top_items(self, snap: Snapshot, n: int):
         if "_items" not in snap.__dict__ and n and self.counts_only():
             # the n-th largest count, then every pair with at least that count, ranked: no list
             # of every (pair, count) is made (a slider step on a real text does this once)
@@ -150,7 +221,7 @@ class PairRanking:
                 cut = heapq.nlargest(n, counts)[-1]
                 pairs = self.history.pairs
                 shortlist = [(pairs[i], counts[i]) for i in compress(range(len(counts)), map(cut.__le__, counts))]
-                return self.rank_items(snap, shortlist)[:n]
+                return self.rank_head(snap, shortlist, n)
         items = self.pair_items(snap)
         if len(items) <= n:
             return self.rank_items(snap, items)
@@ -158,34 +229,117 @@ class PairRanking:
         values = self.approx_values(snap)
         cut = heapq.nlargest(n, values)[-1]
         cut = cut * (1 - 1e-9) if isinstance(cut, float) else cut
-        return self.rank_items(snap, [it for it, v in zip(items, values) if v >= cut])[:n]
+        return self.rank_head(snap, [it for it, v in zip(items, values) if v >= cut], n)
 
     def tied_pairs(self, step: int):
         """Pairs other than merge ``step``'s that had its top count (or score) just before it."""
         m = self.merges[step - 1]
+        snap, cands = self._tied_candidates(step, m)
+        if snap is None:  # read off the state after the merge: a rule that needs no positions
+            ranked = self._head(cands, {p: m.count for p, _ in cands}, len(cands), None)
+        else:
+            ranked = self.rank_items(snap, cands)
+        return tuple(p for p, _ in ranked if p != m.pair)
+
+    def tied_head(self, step: int, n: int) -> tuple[tuple, int]:
+        """``(merge.tied[:n], len(merge.tied))`` of merge ``step``, without ranking every tied
+        pair when ``merge.tied`` was not asked for yet: what a step's view shows (the first few
+        tied pairs and how many tie).
+
+        Example::
+
+            >>> from bpe_viz import train_bpe
+            >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 3)
+            >>> trace.tied_head(1, 1), trace.merges[0].tied
+            (((('s', 't'),), 2), (('s', 't'), ('t', '</w>')))
+        """
+        m = self.merges[step - 1]
+        done = m.__dict__.get("tied")
+        if done is not None:
+            return done[:n], len(done)
+        kept = m.__dict__.get("_tied_head")  # (n, its head, how many): a step asks more than once
+        if kept is not None and kept[0] >= n:
+            return kept[1][:n], kept[2]
+        snap, cands = self._tied_candidates(step, m)
+        show = self.show
+        same = [p for p, _ in cands if (show(p[0]), show(p[1])) == m.pair] if self.remaps_marker else \
+            [p for p, _ in cands if p == m.pair]
+        if n <= 0:
+            head = []
+        elif snap is None:
+            head = self._head(cands, {p: m.count for p, _ in cands}, n + len(same), None)
+        else:
+            head = self.rank_head(snap, cands, n + len(same))
+        kept = m.__dict__["_tied_head"] = (n, tuple(p for p, _ in head if p != m.pair)[:n], len(cands) - len(same))
+        return kept[1], kept[2]
+
+    def _tied_candidates(self, step: int, m: Merge):
+        """``(snapshot before merge step, or None, [(internal pair, value)...])``: the pairs that
+        had merge ``step``'s top count (or score) just before it, the merge's own included, in
+        pair-id order. ``None``: read off the state after the merge (see _tied_from_after)."""
         fast = self._tied_from_after(step, m)
         if fast is not None:
-            return fast
+            return None, fast
         before = self[step - 1]
+        if "state" not in before.__dict__:
+            state = self.state_before(step)
+            if state is not None:
+                before.__dict__["state"] = state  # (Snapshot.state is a cached property)
         if "_items" not in before.__dict__ and self.counts_only():
             # the pairs with the merge's count, read off the counts array (no list of every pair)
             counts, pairs, top = before.state[1], self.history.pairs, m.count
-            cands = [(pairs[i], top) for i in compress(range(len(counts)), map(top.__eq__, counts))]
-            return tuple(p for p, _ in self.rank_items(before, cands) if p != m.pair)
+            return before, [(pairs[i], top) for i in compress(range(len(counts)), map(top.__eq__, counts))]
         items = self.pair_items(before)
         value = m.score if self.model.scored else m.count
         exact = self.rank_function(before)
         near = float(value) * (1 - 1e-9)
-        cands = [(p, c) for (p, c), v in zip(items, self.approx_values(before)) if v >= near and exact(p, c) == value]
-        return tuple(p for p, _ in self.rank_items(before, cands) if p != m.pair)
+        return before, [(p, c) for (p, c), v in zip(items, self.approx_values(before))
+                        if v >= near and exact(p, c) == value]
+
+    def state_before(self, step: int):
+        """The state before merge ``step`` (as ``history.rebuild(step - 1)``) undone from the state
+        after it, when that one is at hand and undoing is exact: merge ``step`` made its token
+        first (no occurrence of it was there before, so every one of it splits back); ``None``
+        otherwise. Undoing copies three arrays; a rebuild
+        replays up to a checkpoint's worth of changes. Example: merge (e, s) -> es changed
+        "n e w es t": before it, "n e w e s t"; (e, s) counts its occurrences again."""
+        after = self._cache.get(step)
+        h = self.history
+        if after is None or "state" not in after.__dict__:
+            return None
+        (l, r), tok = h.merged_pairs[step - 1], h.merged_tokens[step - 1]
+        slot = len(h.base_symbols) + step - 1
+        if h.token_index(tok) != slot:
+            return None
+        seg, pc, tc = after.state
+        seg = list(seg)
+        a, b = h._chg_off[step - 1], h._chg_off[step]
+        for w in set(h._chg_words[a:b]):  # (a long word's symbols are a tuple in a state too)
+            out: list = []
+            for sym in seg[w]:
+                if sym == tok:
+                    out += (l, r)
+                else:
+                    out.append(sym)
+            seg[w] = tuple(out)
+        pc = pc[:]
+        a, b = h._d_off[step - 1], h._d_off[step]
+        for i, d in zip(h._d_pid[a:b], h._d_val[a:b]):
+            pc[i] -= d
+        tc = tc[:slot]
+        occ = h.merged_occurrences[step - 1]
+        if occ:
+            tc[h.token_index(l)] += occ
+            tc[h.token_index(r)] += occ
+        return seg, pc, tc
 
     def _tied_from_after(self, step: int, m: Merge):
-        """:meth:`_tied` read off the state *after* the merge, when that state is at hand and the
-        one before is not (a jump of the slider): the counts before are the counts after minus
-        the merge's own deltas, so the state before need not be rebuilt. Only for counts ranked
-        by a rule that needs no positions (not "first pair met") and no pair filter; ``None``
-        otherwise. Example: merge (e, s) with count 9 changes (e, s) by -9 and (s, t) by -9, and
-        a pair (t, </w>) it left alone still counts 9 after it: tied."""
+        """The candidates of :meth:`_tied_candidates` read off the state *after* the merge, when
+        that state is at hand and the one before is not (a jump of the slider): the counts before
+        are the counts after minus the merge's own deltas, so the state before need not be
+        rebuilt. Only for counts ranked by a rule that needs no positions (not "first pair met")
+        and no pair filter; ``None`` otherwise. Example: merge (e, s) with count 9 changes (e, s)
+        by -9 and (s, t) by -9, and a pair (t, </w>) it left alone still counts 9 after it: tied."""
         after = self._cache.get(step)
         before = self._cache.get(step - 1)
         if (after is None or "state" not in after.__dict__ or (before is not None and "state" in before.__dict__)
@@ -206,14 +360,7 @@ class PairRanking:
         # pair ids whose count before the merge was ``top``, in id order (the order pair_items keeps)
         ids = {i for i in compress(range(len(counts)), map(top.__eq__, counts)) if i not in delta}
         ids.update(i for i, d in delta.items() if (counts[i] if i < len(counts) else 0) - d == top)
-        cands = [(h.pairs[i], top) for i in sorted(ids)]
-        rule = self.__dict__.get("_kept_rule") or self.__dict__.setdefault("_kept_rule", _KeptKeys(self.tie_rule))
-        ranked = ranking.rank(cands, {p: top for p, _ in cands}, rule, None, self.show, self.to_bytes,
-                              self.hf_id)
-        if self.remaps_marker:
-            show = self.show
-            ranked = [((show(x), show(y)), c) for (x, y), c in ranked]
-        return tuple(p for p, _ in ranked if p != m.pair)
+        return [(h.pairs[i], top) for i in sorted(ids)]
 
     @property
     def merged_occurrences(self) -> list[int]:

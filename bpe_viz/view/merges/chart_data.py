@@ -112,7 +112,7 @@ def pair_chart(snapshot, top: int) -> PairChart:
     chosen = 0 if nxt is not None and nxt.pair == ranked[0][0] else None
     n_top = sum(1 for k in keys if k == keys[0])
     if chosen == 0:
-        n_tied = 1 + len(nxt.tied)  # every pair tied at the top, not only the ones drawn
+        n_tied = 1 + nxt.trace.tied_head(nxt.step, 0)[1]  # every pair tied at the top, not only the ones drawn
     else:
         n_tied = sum(1 for p, c in snapshot.ranked_pairs if snapshot.rank_value(p, c) == keys[0])
     if n_tied > 1:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from ..kit import (MAX_CHIPS, MAX_SENTENCE_TOKENS, box, check_size, convention_of, more_html, short_label,
                    token_html, token_infos, word_html, word_span)
+from .tables import segmentation_of
 
 __all__ = ["segments_html", "segmentation_html"]
 
@@ -123,11 +124,15 @@ def segmentation_html(snapshot, words=None, *, max_words: int = 30, size: float 
     """
     size = check_size(size)
     trace = snapshot.trace
-    seg = snapshot.segmentation
+    if isinstance(words, str):
+        words = words.split()
+    elif words is not None:
+        words = list(words)
+    # only the words shown are spelled (a step shows a few of thousands)
+    rows = len(words) if words is not None else max_words if type(max_words) is int and max_words > 0 else None
+    seg = segmentation_of(snapshot, rows)
     if words is None:
         words = list(seg)[:max_words]
-    elif isinstance(words, str):
-        words = words.split()
     highlight = snapshot.merge.token if snapshot.merge is not None else None
     convention = trace.convention
     rows = []

@@ -78,14 +78,15 @@ def merge_html(merge, *, trace=None, max_tied: int = 6, size: float = 1.0) -> st
             f', score <span class="bpe-score" title="{esc(f"{s.numerator}/{s.denominator}")}">'
             f"{esc(f'{s.numerator}/{s.denominator}')} &asymp; {fraction_text(s)}</span>"
         )
-    tied = tied_pairs(merge, trace)
-    if tied:
+    # only the tied pairs shown are ranked (thousands may tie late in a run on a real text)
+    tied, n_tied = merge.trace.tied_head(merge.step, max_tied) if merge.trace is not None else ((), 0)
+    if n_tied:
         what = "score" if merge.score is not None else f"count {merge.count:,}"
         shown = ", ".join(
             "(" + token_html(p[0], convention=conv) + ", " + token_html(p[1], convention=conv) + ")"
             for p in tied[:max_tied]
         )
-        more = f" and {len(tied) - max_tied:,} more" if len(tied) > max_tied else ""
+        more = f" and {n_tied - max_tied:,} more" if n_tied > max_tied else ""
         rule = ""
         if conv is not None:
             rule = f" &mdash; the tie rule took the {esc(conv.tie_rule.takes)}"

@@ -17,13 +17,15 @@ Example::
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 
 from ..kit import (CHOSEN_STYLE, box, check_rows, check_size, display_text, esc, fraction_text, short_label,
                    table_html, tie_badge, token_html, token_infos, word_html)
 
-__all__ = ["words_table_html", "pairs_table_html", "vocab_table_html"]
+__all__ = ["words_table_html", "pairs_table_html", "vocab_table_html", "segmentation_of"]
 
 _BY_COUNT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_WHERE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # trace -> {word: its index}
 
 
 def _words_by_count(trace, words, counts):
@@ -36,6 +38,51 @@ def _words_by_count(trace, words, counts):
         except TypeError:
             pass
     return cached
+
+
+def segmentation_of(snapshot, rows: int | None):
+    """``snapshot.segmentation``, or, when only ``rows`` of a long word list are shown and the
+    segmentation was not asked for yet, a read-only mapping that spells only the words looked up
+    (a slider step on a real text shows 8 of thousands of words).
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> snap = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 3)[3]
+        >>> seg = segmentation_of(snap, 1)
+        >>> seg["newest"], "newer" in seg, list(seg) == list(snap.segmentation)
+        (('n', 'e', 'w', 'est</w>'), False, True)
+    """
+    trace = snapshot.trace
+    if rows is None or "segmentation" in snapshot.__dict__ or len(trace.words) <= 4 * rows:
+        return snapshot.segmentation
+    where = _WHERE.get(trace)
+    if where is None or len(where) != len(trace.words):
+        where = {w: i for i, w in enumerate(trace.words)}
+        try:
+            _WHERE[trace] = where
+        except TypeError:
+            pass
+    return _Spelled(where, snapshot.state[0], trace.show_tuple if trace.remaps_marker else tuple)
+
+
+class _Spelled(Mapping):
+    """word -> its symbols at a step (public spelling), each spelled when looked up."""
+
+    def __init__(self, where: dict, seg: list, show):
+        self.where, self.seg, self.spell = where, seg, show
+
+    def __getitem__(self, word):
+        return self.spell(self.seg[self.where[word]])
+
+    def __contains__(self, word):
+        return word in self.where
+
+    def __iter__(self):
+        return iter(self.where)
+
+    def __len__(self):
+        return len(self.where)
 
 
 def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto", size: float = 1.0) -> str:
@@ -56,9 +103,9 @@ def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto",
     max_rows = check_rows(max_rows)
     if sort not in ("auto", "corpus", "count"):
         raise ValueError(f"sort must be 'auto', 'corpus' or 'count', got {sort!r}")
-    seg = snapshot.segmentation
+    seg = segmentation_of(snapshot, max_rows)
     counts = snapshot.word_counts
-    words = list(seg)
+    words = list(snapshot.trace.words)
     n = len(words)
     by_count = sort == "count" or (sort == "auto" and max_rows is not None and n > max_rows)
     if by_count:
@@ -118,7 +165,7 @@ def pairs_table_html(snapshot, max_rows: int | None = 20, *, size: float = 1.0) 
     if shown:
         top_key = key_of(*shown[0])
         if nxt is not None and nxt.pair == shown[0][0]:
-            n_top = 1 + len(nxt.tied)  # the engine knows who tied with the next merge
+            n_top = 1 + nxt.trace.tied_head(nxt.step, 0)[1]  # the engine knows how many tied with the next merge
         else:
             n_top = sum(1 for p, c in snapshot.ranked_pairs if key_of(p, c) == top_key)
     info = token_infos(trace)

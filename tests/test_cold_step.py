@@ -1,0 +1,149 @@
+"""A cold slider step (a jump: nothing of the step computed yet) shows exactly what the slow way
+shows: every tied pair ranked, every pair of the step ranked, every word segmented, the state
+before the merge rebuilt from a checkpoint (issue 20, target 3).
+
+The fast way ranks only the rows shown and the first tied pairs (:meth:`rank_head`,
+:meth:`tied_head`), reads first-met positions only as far as needed, undoes the merge instead
+of rebuilding the state before it (:meth:`state_before`) and spells only the words shown. Each
+test renders random steps both ways, on Python's documentation and on tie-heavy toy corpora,
+under every tie rule, and compares the HTML.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bpe_viz import corpora, train_bpe, train_wordpiece
+from bpe_viz.engine.bpe.model import per_k
+from bpe_viz.widgets import CompareExplorer, MergeExplorer
+from bpe_viz.widgets.step_pane import StepCache
+
+
+def _cold(traces):
+    """Forget what the traces computed for any step (as after a jump to a step never seen)."""
+    for tr in traces:
+        tr._cache.clear()
+        for name in ("_first_met_orders", "_rank_cache", "_piece_rank_cache"):
+            tr.__dict__.pop(name, None)
+        for m in tr.merges:
+            m.__dict__.pop("tied", None)
+            m.__dict__.pop("_tied_head", None)
+
+
+def _slow_way(ex, traces, k):
+    """Step ``k``'s parts with everything computed in full first: the views then read the full
+    rankings (``merge.tied``, ``ranked_pairs``, ``segmentation``) and the rebuilt state."""
+    _cold(traces)
+    ex._steps = StepCache()
+    held = []  # (the snapshots stay alive while the step renders)
+    for tr in traces:
+        kk = min(k, len(tr) - 1)
+        if kk:
+            held.append(tr[kk - 1])
+            held[-1].state  # rebuilt from a checkpoint, not undone
+        snap = tr[kk]
+        held.append(snap)
+        snap.ranked_pairs, snap.segmentation
+        for m in (snap.merge, snap.next_merge):
+            if m is not None:
+                m.tied
+    return ex._step_parts(k)
+
+
+def _fast_way(ex, traces, k):
+    _cold(traces)
+    ex._steps = StepCache()
+    return ex._step_parts(k)
+
+
+def _compare_steps(ex, traces, steps):
+    for k in steps:
+        fast = _fast_way(ex, traces, k)
+        slow = _slow_way(ex, traces, k)
+        assert fast == slow, f"step {k}"
+        # and a step after it (warm: the state of k is at hand)
+        k2 = min(k + 1, ex._last_step())
+        _cold(traces)
+        assert ex._step_parts(k2) == _slow_way(ex, traces, k2), f"step {k2} after {k}"
+
+
+def _tie_heavy(seed: int, n: int = 300) -> dict:
+    """Many short rare words over a small alphabet: most pairs tie at low counts."""
+    rng = random.Random(seed)
+    return {"".join(rng.choice("abcde_") for _ in range(rng.randint(2, 9))): rng.choice((1, 1, 2, 3))
+            for _ in range(n)}
+
+
+TOY_PRESETS = ["sennrich2016", "subword-nmt", "hf-course", "hf-tokenizers", "cs336", "sentencepiece", "slp3"]
+
+
+@pytest.mark.parametrize("preset", TOY_PRESETS)
+@pytest.mark.parametrize("size", [1.0, 1.75])
+def test_merge_explorer_cold_steps_match_the_slow_way_on_ties(preset, size):
+    corpus = _tie_heavy(len(preset))
+    trace = train_bpe(corpus, 150, preset=preset)
+    ex = MergeExplorer.from_trace(trace, sentence="abc dea_ bad cab", size=size)
+    rng = random.Random(3)
+    _compare_steps(ex, [trace], [1, 2, len(trace) - 1] + [rng.randrange(1, len(trace)) for _ in range(8)])
+
+
+@pytest.mark.parametrize("size", [1.0, 1.75])
+def test_compare_explorer_cold_steps_match_the_slow_way_on_ties(size):
+    corpus = _tie_heavy(11)
+    tb, tw = train_bpe(corpus, 120, preset="hf-course"), train_wordpiece(corpus, 120)
+    ex = CompareExplorer.from_traces(tb, tw, size=size)
+    rng = random.Random(4)
+    _compare_steps(ex, [tb, tw], [1, ex._last_step()] + [rng.randrange(1, ex._last_step()) for _ in range(8)])
+
+
+@pytest.fixture(scope="module")
+def docs_traces(docs_text):
+    return (train_bpe(docs_text, 1500, preset="subword-nmt"), train_bpe(docs_text, 1500, preset="hf-course"),
+            train_wordpiece(docs_text, 1500))
+
+
+@pytest.mark.parametrize("size", [1.0, 1.75])
+def test_cold_steps_match_the_slow_way_on_python_docs(docs_traces, size):
+    sub, hf, wp = docs_traces
+    rng = random.Random(5)
+    ex = MergeExplorer.from_trace(sub, sentence=corpora.SAMPLES["python-docs"], size=size)
+    _compare_steps(ex, [sub], [rng.randrange(1, len(sub)) for _ in range(6)])
+    ex = CompareExplorer.from_traces(hf, wp, size=size)
+    _compare_steps(ex, [hf, wp], [rng.randrange(1, ex._last_step()) for _ in range(6)])
+
+
+def test_state_before_is_the_rebuilt_state(docs_traces):
+    rng = random.Random(6)
+    for tr in docs_traces:
+        for k in [1, len(tr) - 1] + [rng.randrange(1, len(tr)) for _ in range(15)]:
+            _cold([tr])
+            after = tr[k]
+            after.state
+            undone = tr.state_before(k)
+            rebuilt = tr.history.rebuild(k - 1)
+            assert undone is not None, k
+            assert undone[0] == rebuilt[0] and list(undone[1]) == list(rebuilt[1]), k
+            assert list(undone[2]) == list(rebuilt[2]), k
+
+
+def test_per_k_is_the_first_k_merges_table(docs_traces):
+    tr = docs_traces[0]
+    for k in (0, 1, 7, 700, len(tr.merges), len(tr.merges) + 5):
+        slow: dict = {}
+        for m in tr.merges[:k]:
+            slow.setdefault(m.pair_internal, m.step)
+        fast = per_k(tr, "_test_rank_cache", k, lambda m: m.pair_internal)
+        assert fast == slow and list(fast) == list(slow), k
+
+
+def test_tied_head_is_the_head_of_tied(docs_traces):
+    for tr in docs_traces:
+        for step in (1, 2, 50, 700, len(tr.merges)):
+            _cold([tr])
+            for n in (0, 1, 6):
+                head, total = tr.tied_head(step, n)
+                full = tr.merges[step - 1].tied
+                assert (head, total) == (full[:n], len(full)), (step, n)
+                tr.merges[step - 1].__dict__.pop("tied")
