@@ -1,8 +1,8 @@
 """Issue 20, target 4: a slider step on long text.
 
 Equality first: the fast paths (a long word's label spelled from its first letters,
-``encode_head`` encoding only the words a sentence shows) give exactly the HTML of the slow
-ones, on random texts and steps. Then time: a long sample sentence makes a step no slower than
+``encode_head`` encoding only the words a sentence shows, a long word's step rebuilt from its
+slots at the nearest checkpoint) give exactly what the slow ones give, on random texts and steps. Then time: a long sample sentence makes a step no slower than
 its first 2,000 characters would. The 1,000,000-character step (trains for half a minute) is
 opt-in: ``BPE_VIZ_LONG_STEPS=1``.
 """
@@ -16,11 +16,14 @@ import time
 
 import pytest
 
-from bpe_viz import MergeExplorer, train_bpe
+from bpe_viz import MergeExplorer, train_bpe, train_wordpiece
 from bpe_viz.engine.merges.encoder import encode_head, encode_text
+from bpe_viz.engine.merges.pairs import MergeAt, PairIndex
+from bpe_viz.engine.merges.recorder import History, LongCheckpoint
 from bpe_viz.engine.text.languages import LANGUAGES
 from bpe_viz.view import MAX_CHIPS, MAX_SENTENCE_TOKENS, segments_html
 from bpe_viz.view.kit import esc, invisible_runs, more_html, short_label
+from test_pairs import patched
 
 PRESETS = ["sennrich2016", "subword-nmt", "hf-course", "hf-tokenizers", "slp3", "cs336", "minbpe", "sentencepiece"]
 
@@ -103,6 +106,66 @@ def test_the_explorer_shows_the_long_sentence_as_before(traces):
         ex.step = k
         hl = trace[k].merge.token if k else None
         assert ex._sentence_view.value == segments_html(encode_text(trace, sentence, k), size=ex.size, highlight=hl)
+
+
+def _long_text(rng):
+    """Text where long words (over PairIndex.LONG symbols) are the rule: runs without spaces of
+    a few letters, Zipf-like, sometimes with short words between them."""
+    letters = rng.choice(["ab", "abc", "abcde", "中文字", "aab\u0301"])
+    weights = [1 / (i + 1) for i in range(len(letters))]
+    sizes = [rng.choice([70, 300, 1500])] + [rng.choice([3, 70, 300]) for _ in range(rng.randrange(0, 4))]
+    return " ".join("".join(rng.choices(letters, weights, k=k)) for k in sizes)
+
+
+def _steps_of(trace):
+    return [(s.segmentation, s.pair_counts, s.token_counts, s.vocab) for s in reversed(list(trace))]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_long_words_rebuild_every_step_as_short_words_do(seed):
+    """A long word kept as slots at dense checkpoints, replayed to each step, against the same
+    training with every word a plain tuple (no long words, no long checkpoints)."""
+    rng = random.Random(seed)
+    text = _long_text(rng)
+    preset = rng.choice(PRESETS)
+    n = rng.choice([5, 40, 150])
+    with patched(PairIndex, LONG=10**9):
+        plain = train_bpe(text, n, preset=preset)
+    with patched(History, LONG_CHECKPOINT_WORK=rng.choice([1, 9, 60]), LONG_SHARE=10**9):
+        linked = train_bpe(text, n, preset=preset)
+    assert [(m.pair, m.count) for m in linked.merges] == [(m.pair, m.count) for m in plain.merges]
+    if any(len(w) > PairIndex.LONG for w in linked.words) and len(linked) > 3:
+        assert len(linked.history._ckpt_steps) > 1  # the long word's own checkpoints were made
+    # each step rebuilt from its nearest checkpoint (snapshots are read last first)
+    assert _steps_of(linked) == _steps_of(plain)
+    k = rng.randrange(len(linked))  # and a step read again after its neighbours
+    assert linked[k].segmentation == plain[k].segmentation
+
+
+def test_wordpiece_long_words_with_dense_checkpoints():
+    text = _long_text(random.Random(99)) + " " + "abcab" * 200
+    with patched(PairIndex, LONG=10**9):
+        plain = train_wordpiece(text, 60)
+    with patched(History, LONG_CHECKPOINT_WORK=5, LONG_SHARE=10**9):
+        linked = train_wordpiece(text, 60)
+    assert len(linked.history._ckpt_steps) > 5
+    assert [s.segmentation for s in reversed(list(linked))] == [s.segmentation for s in reversed(list(plain))]
+
+
+def test_a_long_word_keeps_one_str_per_symbol():
+    text = "".join(random.Random(5).choices("中文字", k=5000))
+    trace = train_bpe(text, 20, preset="hf-course", min_frequency=1)
+    initial = trace.history.initial[0]
+    assert len({id(s) for s in initial}) == 3
+    assert len({id(s) for s in trace[20].segmentation[text]}) == len(set(trace[20].segmentation[text]))
+
+
+def test_a_long_checkpoint_with_an_empty_symbol():
+    # an empty str is falsy, as the None of a merged-away slot is: it must stay
+    ck = LongCheckpoint(["", None, "a", "b", None])
+    assert ck.symbols == ("", "a", "b")
+    assert ck.replay([MergeAt("ab", [2], [3])]) == ("", "ab")
+    assert LongCheckpoint(["x", None, "y"]).replay(None) == ("x", "y")
 
 
 def _median_ms(ex, ks):
