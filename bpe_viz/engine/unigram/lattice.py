@@ -273,7 +273,7 @@ class SPCorpus:
         self.chars = set().union(*self.words)
         self.pieces: list[str] = []  # k -> piece
         self.number: dict = {}  # piece -> k
-        self.prefixes: dict = {}  # every prefix of a piece -> its k, or -1 when it is not a piece
+        self.trie: dict = {}  # the pieces seen: a character -> [its k (-1: no piece ends here), what may follow]
         self.live: list = []
         self.missing: set = set()
         self.first = -1  # k of the model's first piece (where unknown characters count)
@@ -284,12 +284,17 @@ class SPCorpus:
     def _learn(self, pieces) -> bool:
         """Number the pieces never seen before; True when there were some."""
         new = [p for p in pieces if p not in self.number]
-        prefixes = self.prefixes
         for p in new:
-            self.number[p] = prefixes[p] = len(self.pieces)
+            self.number[p] = len(self.pieces)
+            t, hit = self.trie, None
+            for c in p:
+                hit = t.get(c)
+                if hit is None:
+                    hit = t[c] = [-1, {}]
+                t = hit[1]
+            if hit is not None:
+                hit[0] = len(self.pieces)
             self.pieces.append(p)
-            for j in range(1, len(p)):
-                prefixes.setdefault(p[:j], -1)
         return bool(new)
 
     def update(self, model: SPModel) -> None:
@@ -333,21 +338,27 @@ class SPCorpus:
     def _build(self, word: str) -> list:
         """``word``'s nodes under the current model, by start then length."""
         out = []
-        get, live = self.prefixes.get, self.live
+        get, live = self.trie.get, self.live
         unk, first = len(self.pieces), self.first
         n = len(word)
         for s in range(n):
-            single = False
+            hit = get(word[s])
+            if hit is None:
+                out.append((s, s + 1, unk, first))
+                continue
+            k, t = hit
+            single = k >= 0 and live[k]
+            if single:
+                out.append((s, s + 1, k, k))
             e = s + 1
-            while e <= n:
-                k = get(word[s:e])
-                if k is None:
+            while e < n:  # the longer pieces starting at s, shortest first
+                hit = t.get(word[e])
+                if hit is None:
                     break
+                e += 1
+                k, t = hit
                 if k >= 0 and live[k]:
                     out.append((s, e, k, k))
-                    if e == s + 1:
-                        single = True
-                e += 1
             if not single:
                 out.append((s, s + 1, unk, first))
         return out
@@ -377,6 +388,9 @@ class SPCorpus:
             alpha[0] = 0.0
             for s, e, k, _ in nodes:  # logaddexp, cut off at exp(-50) as sentencepiece does
                 x, y = alpha[e], alpha[s] + score[k]
+                if x == neg:  # the first path to e
+                    alpha[e] = y
+                    continue
                 if x < y:
                     x, y = y, x
                 alpha[e] = x if y == neg or x > y + 50 else x + log1p(exp(y - x))
@@ -384,6 +398,9 @@ class SPCorpus:
             beta[n] = 0.0
             for s, e, k, _ in reversed(nodes):
                 x, y = beta[s], score[k] + beta[e]
+                if x == neg:
+                    beta[s] = y
+                    continue
                 if x < y:
                     x, y = y, x
                 beta[s] = x if y == neg or x > y + 50 else x + log1p(exp(y - x))
@@ -394,7 +411,25 @@ class SPCorpus:
 
     def _best_cuts(self):
         """Viterbi over every word: (count, nodes, best score per position, the node that ends
-        each position's best cut)."""
+        each position's best cut). Every position is reached (a character no piece covers is an
+        unknown node), so a start's best score is always there."""
+        score = self.score
+        if -math.inf in score:  # a score of -inf (every expected count fell below 0.5)
+            yield from self._best_cuts_careful()
+            return
+        neg = -math.inf
+        for w, f, nodes in zip(self.words, self.counts, self.nodes):
+            best = [neg] * (len(w) + 1)
+            back = [0] * (len(w) + 1)
+            best[0] = 0.0
+            for j, (s, e, k, _) in enumerate(nodes):
+                cand = best[s] + score[k]
+                if cand > best[e]:
+                    best[e], back[e] = cand, j
+            yield f, nodes, best, back
+
+    def _best_cuts_careful(self):
+        """:meth:`_best_cuts` where a sum may be -inf: a position's first candidate always counts."""
         score = self.score
         for w, f, nodes in zip(self.words, self.counts, self.nodes):
             n = len(w)

@@ -164,6 +164,14 @@ def _split_words(s: str) -> list[str]:
 _BREAK = "break"  # the script code of a character no piece may hold
 
 
+_CODES: dict = {}  # a character -> its script, or _BREAK when no piece may hold it (▁ aside)
+
+
+def _code(ch: str) -> str:
+    code = _CODES[ch] = _BREAK if ch in NOT_CHARACTERS or ch == UNK_CHAR else script_of(ch)
+    return code
+
+
 def _piece_ends(word: str, max_len: int) -> list[int]:
     """For each start ``i``, where the valid pieces starting there end at the latest (exclusive):
     a ``▁`` only first, no ``▅`` or control character, one script (a combining mark takes the
@@ -172,8 +180,9 @@ def _piece_ends(word: str, max_len: int) -> list[int]:
     Read from the right: a piece starting at ``i`` runs until the next character no piece
     holds, or the next character of another script than its first scripted one."""
     n = len(word)
-    codes = [_BREAK if ch in NOT_CHARACTERS or ch == UNK_CHAR or (ch == MARK and j) else script_of(ch)
-             for j, ch in enumerate(word)]
+    codes = [_CODES.get(ch) or _code(ch) for ch in word]
+    if MARK in word[1:]:
+        codes = [_BREAK if j and ch == MARK else c for j, (ch, c) in enumerate(zip(word, codes))]
     kinds = set(codes[1:] if word.startswith(MARK) else codes)
     if len(kinds) <= 1 and _BREAK not in kinds:  # one script throughout (the common case)
         return [min(n, i + max_len) for i in range(n)]

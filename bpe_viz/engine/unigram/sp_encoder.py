@@ -49,25 +49,31 @@ WORDS_KEPT = 1 << 14  # words cached per model, at most (then its cache starts a
 CHARS_KEPT = 1 << 17  # ... and characters in them: at most about 8 MB per model
 LONGEST_CACHED = 128  # longer words are cut anew each time
 
-_STOP = object()
 _MODELS: dict = {}  # id(scores) -> _Model, the last MODELS_KEPT used
 
 
 class _Model:
-    """What encoding with one piece dict needs: every prefix of a piece -> the piece's score (None
-    when the prefix is no piece), whether words cut apart (no piece holds an inner ``▁``), the
-    largest ``|score|``, and the cached words (``(unk, maxlen)`` they were cut with)."""
+    """What encoding with one piece dict needs: the pieces as a trie (a character -> ``[score or
+    None when the prefix is no piece, the trie of what may follow]``), the longest piece, whether
+    words cut apart (no piece holds an inner ``▁``), the largest ``|score|``, and the cached words
+    (``(unk, maxlen)`` they were cut with)."""
 
-    __slots__ = ("scores", "size", "prefixes", "apart", "largest", "words", "chars", "key")
+    __slots__ = ("scores", "size", "trie", "longest", "apart", "largest", "words", "chars", "key")
 
     def __init__(self, scores: dict):
         self.scores, self.size = scores, len(scores)
-        table: dict = {}
-        for p in scores:
-            for j in range(1, len(p)):
-                table.setdefault(p[:j], None)
-        table.update(scores)
-        self.prefixes = table
+        root: dict = {}
+        for p, sc in scores.items():
+            t, hit = root, None
+            for c in p:
+                hit = t.get(c)
+                if hit is None:
+                    hit = t[c] = [None, {}]
+                t = hit[1]
+            if hit is not None:
+                hit[0] = sc
+        self.trie = root
+        self.longest = max(map(len, scores), default=0)
         self.apart = not any(MARK in p[1:] for p in scores)
         self.largest = max(map(abs, scores.values()), default=0.0)
         self.words: dict = {}
@@ -101,7 +107,7 @@ def _model(scores: dict) -> _Model:
 
 
 def clear_sp_encode_cache() -> None:
-    """Forget every model's cached word cuts and prefix tables (the next encode starts cold).
+    """Forget every model's cached word cuts and piece tries (the next encode starts cold).
 
     Example::
 
@@ -125,10 +131,11 @@ def _pieces(word, back, isunk) -> tuple:
     return tuple(out)
 
 
-def _viterbi32(word, get, maxlen, unk, start=0.0):
+def _viterbi32(word, trie, maxlen, unk, start=0.0):
     """SentencePiece's Viterbi over ``word`` from the running score ``start`` (a 32-bit value):
-    (pieces, the 32-bit score at the end). A candidate is rounded to 32 bits only when its
-    64-bit sum beats the best so far (rounding never moves a sum past a 32-bit value)."""
+    (pieces, the 32-bit score at the end). ``trie``: :attr:`_Model.trie`. A candidate is rounded
+    to 32 bits only when its 64-bit sum beats the best so far (rounding never moves a sum past a
+    32-bit value)."""
     n = len(word)
     best = [None] * (n + 1)
     back = [0] * (n + 1)
@@ -137,28 +144,25 @@ def _viterbi32(word, get, maxlen, unk, start=0.0):
     F = array("f", [0.0])  # a 32-bit float cell: sums round as the C++ rounds them
     for s in range(n):
         base = best[s]
-        single = False
-        e = s + 1
-        top = s + maxlen if s + maxlen < n else n
-        while e <= top:
-            sc = get(word[s:e], _STOP)
-            if sc is _STOP:
-                break
+        hit = trie.get(word[s])
+        e, top = s + 1, (s + maxlen if s + maxlen < n else n)
+        if hit is None or hit[0] is None:  # no single-character piece: the unknown node first
+            F[0] = unk + base
+            cur = best[e]
+            if cur is None or F[0] > cur:
+                best[e], back[e], isunk[e] = F[0], s, True
+        while hit is not None:  # the pieces starting at s, shortest first
+            sc, t = hit
             if sc is not None:
-                if e == s + 1:
-                    single = True
                 cur = best[e]
                 if cur is None or sc + base > cur:
                     F[0] = sc + base
                     if cur is None or F[0] > cur:
                         best[e], back[e], isunk[e] = F[0], s, False
+            if e >= top:
+                break
+            hit = t.get(word[e])
             e += 1
-        if not single:
-            F[0] = unk + base
-            cand = F[0]
-            cur = best[s + 1]
-            if cur is None or cand > cur:
-                best[s + 1], back[s + 1], isunk[s + 1] = cand, s, True
     return _pieces(word, back, isunk), best[n]
 
 
@@ -172,56 +176,62 @@ def sp_encode_word(word, scores, maxlen, unk):
         >>> sp_encode_word("hugz", {"h": -3.0, "u": -3.0, "g": -3.0, "hu": -2.5, "ug": -2.5}, 2, -13.0)
         ('h', 'ug', 'z')
     """
-    return _viterbi32(word, _model(scores).prefixes.get, maxlen, unk)[0]
+    return _viterbi32(word, _model(scores).trie, maxlen, unk)[0]
 
 
-def _two_best(word, get, maxlen, unk, largest):
+def _two_best(word, trie, maxlen, unk, largest):
     """``word``'s best cut from 0 in 64 bits, for the cache: (pieces, the scores its nodes add in
     order, ``limit``): the cut is the line's wherever the running score ``B`` at the word's start
-    has ``|B| < limit`` (see the module docstring; ``limit`` <= 0 when two cuts tie)."""
+    has ``|B| < limit`` (see the module docstring; ``limit`` <= 0 when two cuts tie).
+
+    One Viterbi pass keeps, at each position, the best score and the best of the other
+    candidates ending there; the gap between the best cut and the second-best is the smallest
+    such difference along the best cut (the second-best cut leaves the best one at one of its
+    positions, and from any position's runner-up the best cut's rest makes a whole cut)."""
     n = len(word)
     neg = -math.inf
-    top1 = [neg] * (n + 1)  # per position: the best and second-best path scores
+    top1 = [neg] * (n + 1)  # per position: the best path score and the best other candidate's
     top2 = [neg] * (n + 1)
     back = [0] * (n + 1)
-    isunk = [False] * (n + 1)
-    node = [0.0] * (n + 1)  # the score of the last node of the best path there
+    node = [None] * (n + 1)  # the score of the last node of the best path there (None: unknown)
     top1[0] = 0.0
     for s in range(n):
-        x1, x2 = top1[s], top2[s]
-        single = False
-        e = s + 1
-        end = s + maxlen if s + maxlen < n else n
-        while e <= end:
-            sc = get(word[s:e], _STOP)
-            if sc is _STOP:
-                break
-            if sc is not None:
-                if e == s + 1:
-                    single = True
-                c1, y1 = x1 + sc, top1[e]
-                if c1 > y1:
-                    top2[e] = y1 if y1 > x2 + sc else x2 + sc
-                    top1[e], back[e], isunk[e], node[e] = c1, s, False, sc
-                elif c1 > top2[e]:
-                    top2[e] = c1
-            e += 1
-        if not single:
-            e = s + 1
+        x1 = top1[s]
+        hit = trie.get(word[s])
+        e, top = s + 1, (s + maxlen if s + maxlen < n else n)
+        if hit is None or hit[0] is None:  # no single-character piece: the unknown node first
             c1, y1 = x1 + unk, top1[e]
             if c1 > y1:
-                top2[e] = y1 if y1 > x2 + unk else x2 + unk
-                top1[e], back[e], isunk[e], node[e] = c1, s, True, unk
+                top2[e], top1[e], back[e], node[e] = y1, c1, s, None
             elif c1 > top2[e]:
                 top2[e] = c1
-    steps, e = [], n
+        while hit is not None:  # the pieces starting at s, shortest first
+            sc, t = hit
+            if sc is not None:
+                c1, y1 = x1 + sc, top1[e]
+                if c1 > y1:
+                    top2[e], top1[e], back[e], node[e] = y1, c1, s, sc
+                elif c1 > top2[e]:
+                    top2[e] = c1
+            if e >= top:
+                break
+            hit = t.get(word[e])
+            e += 1
+    steps, out, e, gap, run = [], [], n, math.inf, False
     while e > 0:
-        steps.append(node[e])
-        e = back[e]
+        gap = min(gap, top1[e] - top2[e])
+        s, sc = back[e], node[e]
+        if sc is None and run:  # a run of unknown characters is one piece
+            out[-1] = word[s:e] + out[-1]
+        else:
+            out.append(word[s:e])
+        run = sc is None
+        steps.append(unk if run else sc)
+        e = s
     steps.reverse()
-    gap = top1[n] - top2[n]
+    out.reverse()
     limit = gap * 2.0 ** 22 / max(n, 1) - n * max(largest, abs(unk))
-    return _pieces(word, back, isunk), tuple(steps), limit
+    return tuple(out), tuple(steps), limit
 
 
 def _share_out(words, pieces) -> list[tuple]:
@@ -254,9 +264,9 @@ def sp_encode_line(words, scores, maxlen, unk) -> list[tuple]:
         [('▁ab',), ('▁ab', 'c'), ('▁', 'b')]
     """
     model = _model(scores)
-    get = model.prefixes.get
+    trie = model.trie
     if not model.apart or not all(map(str.startswith, islice(words, 1, None), repeat(MARK))):
-        return _share_out(words, _viterbi32("".join(words), get, maxlen, unk)[0])
+        return _share_out(words, _viterbi32("".join(words), trie, maxlen, unk)[0])
     cache, largest = model.cache(unk, maxlen), model.largest
     out = []
     F = array("f", [0.0])  # the line's running score B, in 32 bits
@@ -264,16 +274,16 @@ def sp_encode_line(words, scores, maxlen, unk) -> list[tuple]:
         hit = cache.get(w)
         if hit is None:
             if len(w) > LONGEST_CACHED:
-                pieces, F[0] = _viterbi32(w, get, maxlen, unk, F[0])
+                pieces, F[0] = _viterbi32(w, trie, maxlen, unk, F[0])
                 out.append(pieces)
                 continue
-            hit = _two_best(w, get, maxlen, unk, largest)
+            hit = _two_best(w, trie, maxlen, unk, largest)
             model.keep(w, hit)
         pieces, steps, limit = hit
         if abs(F[0]) < limit:
             for sc in steps:
                 F[0] += sc
         else:
-            pieces, F[0] = _viterbi32(w, get, maxlen, unk, F[0])
+            pieces, F[0] = _viterbi32(w, trie, maxlen, unk, F[0])
         out.append(pieces)
     return out

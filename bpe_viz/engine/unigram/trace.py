@@ -27,9 +27,12 @@ Example::
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain, count, repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 from ..protocol import Tokenizer, check_plain_encode
@@ -282,15 +285,14 @@ class UnigramTrace(Tokenizer):
         which decides exact ties (:func:`~.sp_encoder.sp_encode_line` gives each word's share)."""
         words = [w for w, _ in split]
         spans = [span for _, span in split]
+        starts = [a for a, _ in spans]
         entries = []
         maxlen, unk = self._maxlen(snap), self.unk_score(snap)
         shared: dict = {}  # pieces -> their entry (a word's pieces met again share one)
         i, line_end, n = 0, -1, len(split)
         for line in text.split("\n"):
             line_end += len(line) + 1
-            j = i
-            while j < n and spans[j][0] < line_end:
-                j += 1
+            j = bisect_left(starts, line_end, i)  # the words starting on this line
             if j == i:
                 continue
             for pieces in sp_encode_line(words[i:j], snap.pieces, maxlen, unk):
@@ -369,12 +371,11 @@ class UnigramEncoding:
         self.words = words
         self.word_spans = spans
         self._entries = entries
-        self.pieces = [p for e in entries for p in e[0]]
-        self.ids = [i for e in entries for i in e[1]]
-        toks = trace[round_].id_to_token
-        self.tokens = [toks[i] for i in self.ids]
-        self.unknown = [i == 0 for i in self.ids]
-        self.word_ids = [wi for wi, e in enumerate(entries) for _ in e[1]]
+        self.pieces = list(chain.from_iterable(map(itemgetter(0), entries)))
+        self.ids = list(chain.from_iterable(map(itemgetter(1), entries)))
+        self.tokens = list(map(trace[round_].id_to_token.__getitem__, self.ids))
+        self.unknown = list(map((0).__eq__, self.ids))
+        self.word_ids = list(chain.from_iterable(map(repeat, count(), map(len, map(itemgetter(1), entries)))))
 
     def word_pieces(self) -> list[list[str]]:
         return [list(e[0]) for e in self._entries]
