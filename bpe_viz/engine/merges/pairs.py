@@ -9,7 +9,9 @@ counts next to its occurrences::
 Two representations of a word, chosen once per word by its length:
 
 * a short word (most words of a text) is a tuple of symbols, rewritten whole when a merge
-  touches it; only the pairs next to each merged occurrence change counts;
+  touches it; only the pairs next to each merged occurrence change counts. The usual word holds
+  the merged pair once: it only notes its neighbours "X" and "Y", and the count changes and the
+  index are updated once per merge for all the words that share a neighbour (:class:`_Batch`);
 * a long word (over :attr:`PairIndex.LONG` symbols: a whole text as one sequence, the 1994
   compression view, minbpe's BasicTokenizer) is a linked list with an index from each pair to
   its positions, so a merge costs in proportion to the occurrences it changes, not to the
@@ -35,6 +37,8 @@ Example::
 from __future__ import annotations
 
 from array import array
+from collections import defaultdict, deque
+from itertools import chain, repeat
 
 from ..text.symbols import pair_offsets
 
@@ -97,6 +101,106 @@ class _Long:
         self.pos = pos
 
 
+def _index_pairs(seg: list, freqs) -> tuple[dict, dict]:
+    """(pair -> weighted count, pair -> the words holding it) of the words ``seg``, both in
+    first-met order, built in C loops: one pass lists each pair's words (a word once per
+    occurrence), then a sum of word counts and a set per distinct pair."""
+    index: defaultdict = defaultdict(list)
+    rests = [s[1:] for s in seg]
+    pairs = chain.from_iterable(map(zip, seg, rests))
+    owners = chain.from_iterable(map(repeat, range(len(seg)), map(len, rests)))
+    deque(map(list.append, map(index.__getitem__, pairs), owners), maxlen=0)
+    del rests, pairs, owners
+    count_of = freqs.__getitem__
+    counts = {p: sum(map(count_of, ws)) for p, ws in index.items()}
+    for p, ws in index.items():  # each list let go of as its set is made
+        index[p] = set(ws)
+    return counts, dict(index)
+
+
+def _find(syms: tuple, i: int, a, b) -> int:
+    """Where the first ``a`` followed by ``b`` is in ``syms`` from index ``i`` on (-1: nowhere)."""
+    try:
+        while True:
+            i = syms.index(a, i) + 1
+            if i < len(syms) and syms[i] == b:
+                return i - 1
+    except ValueError:
+        return -1
+
+
+def _met(x, y, pair, tok) -> tuple:
+    """The count changes of merging ``pair`` in "X A B Y" (no X or Y: None), in order."""
+    a, b = pair
+    if x is None:
+        return (pair,) if y is None else (pair, (b, y), (tok, y))
+    return ((x, a), pair, (x, tok)) if y is None else ((x, a), pair, (b, y), (x, tok), (tok, y))
+
+
+class _Batch:
+    """One merge's changes to the short words it merges once (the usual word), gathered per
+    neighbour and applied at the end: ``left[x]`` lists the words where "X A B" became "X AB",
+    ``right[y]`` those where "A B Y" became "AB Y"; ``keep`` the (pair, word) whose pair left
+    there but still occurs in the new word; ``other`` the count changes of the other words;
+    ``met`` every pair changed, in the order met (the order of :attr:`Change.deltas`)."""
+
+    __slots__ = ("left", "right", "keep", "other", "met", "merged")
+
+    def __init__(self):
+        self.left: dict = {}
+        self.right: dict = {}
+        self.keep: list = []
+        self.other: dict = {}
+        self.met: list = []
+        self.merged = 0  # the weighted occurrences merged in the usual words
+
+    def add_other(self, changes: dict):
+        """Count changes of one other word (a pair met twice, a long word), in its order."""
+        self.met.extend(changes)
+        other = self.other
+        for p, v in changes.items():
+            other[p] = other.get(p, 0) + v
+
+    def deltas(self, pair, tok, freqs) -> dict:
+        """pair -> change of its count, in the order the pairs were met."""
+        a, b = pair
+        dd = dict.fromkeys(self.met, 0)
+        count_of = freqs.__getitem__
+        for x, ws in self.left.items():
+            f = sum(map(count_of, ws))
+            dd[(x, a)] -= f
+            dd[(x, tok)] += f
+        for y, ws in self.right.items():
+            f = sum(map(count_of, ws))
+            dd[(b, y)] -= f
+            dd[(tok, y)] += f
+        if self.merged:
+            dd[pair] -= self.merged
+        for p, v in self.other.items():
+            dd[p] += v
+        return dd
+
+    def reindex(self, where: dict, pair, tok):
+        """The index after the merge: each pair that left, without the words that lost it (but
+        those where it still occurs); each pair that came, with the words that gained it."""
+        a, b = pair
+        left, right = self.left, self.right
+        for p, ws in chain(zip(zip(left, repeat(a)), left.values()), zip(zip(repeat(b), right), right.values())):
+            s = where.get(p)
+            if s is not None:
+                s.difference_update(ws)
+        for p, w in self.keep:
+            s = where.get(p)
+            if s is not None:
+                s.add(w)
+        for p, ws in chain(zip(zip(left, repeat(tok)), left.values()), zip(zip(repeat(tok), right), right.values())):
+            s = where.get(p)
+            if s is None:
+                where[p] = set(ws)
+            else:
+                s.update(ws)
+
+
 class PairIndex:
     """Mutable training state: the current symbols of every word, pair counts, an index pair ->
     words containing it, and (``track_first``) each pair's first position."""
@@ -108,31 +212,14 @@ class PairIndex:
         self.seg = list(initial)
         self.size_of = size  # how long a symbol is, for positions (see symbols.pair_offsets)
         self.freqs = freqs
-        self.long: dict[int, _Long] = {}
-        counts: dict = {}
-        where: dict = {}
-        first: dict = {}
         long_limit = self.LONG
-        counts_get, where_get = counts.get, where.get
-        for w, syms in enumerate(self.seg):
-            f = freqs[w]
-            is_long = len(syms) > long_limit
-            if is_long:
-                self.long[w] = _Long(syms)
-            if track_first:
-                offs = range(len(syms) - 1) if is_long else pair_offsets(syms, size)
-                for p, off in zip(zip(syms, syms[1:]), offs):
-                    if p not in first:
-                        first[p] = (w, off)
-            for p in zip(syms, syms[1:]):
-                counts[p] = counts_get(p, 0) + f
-                ws = where_get(p)
-                if ws is None:
-                    where[p] = {w}
-                else:
-                    ws.add(w)
-        self.counts, self.where = counts, where
-        self.first = first if track_first else None
+        self.long: dict[int, _Long] = {w: _Long(s) for w, s in enumerate(self.seg) if len(s) > long_limit}
+        self.counts, self.where = _index_pairs(self.seg, freqs)
+        self.first = None
+        if track_first:
+            position = self._first_position
+            firsts = map(min, map(self.where.__getitem__, self.counts))  # the first word holding each
+            self.first = {p: (w, position(w, p)) for p, w in zip(self.counts, firsts)}
 
     # -- reading -----------------------------------------------------------------------------
     def symbols(self, w: int) -> tuple[str, ...]:
@@ -159,135 +246,188 @@ class PairIndex:
             s = lw.pos.get(pair)
             return min(s) if s else None
         syms = self.seg[w]
-        off = 0
-        size = self.size_of
-        for i in range(len(syms) - 1):
-            if syms[i] == pair[0] and syms[i + 1] == pair[1]:
-                return off
-            off += size(syms[i])
+        a, b = pair
+        j = syms.index(a) if a in syms else -1
+        while j >= 0 and j + 1 < len(syms):
+            if syms[j + 1] == b:
+                return sum(map(self.size_of, syms[:j]))
+            j = syms.index(a, j + 1) if a in syms[j + 1:] else -1
         return None
 
     # -- merging -----------------------------------------------------------------------------
     def apply(self, pair, tok) -> Change:
         """Merge ``pair`` into ``tok`` in every word that has it; update counts, index and first
-        positions. subtle: the per-word merge stays inline (a call per word: ~4% slower training)."""
-        seg, freqs, where, first, long = self.seg, self.freqs, self.where, self.first, self.long
-        size, first_rule = self.size_of, first is not None
-        dd: dict = {}  # pair -> change of its count
+        positions."""
         dirty, moved = set(), set()  # pairs whose first occurrence left / that have a new one
-        changed, new_syms, occ_total, work = [], [], 0, 0
-        (a, b), dd_get, where_get = pair, dd.get, where.get
-        # the usual word holds the pair once, where its first ``a`` is, and ``a`` or ``b`` only
-        # there: no overlaps, no search for more (the general loop below does the rest)
-        fast = not first_rule and tok != a and tok != b
+        batch = _Batch()
+        words, new, occurrences, work = self._merge_words(sorted(self.where.pop(pair, ())), pair, tok, batch,
+                                                          dirty, moved)
+        dd = batch.deltas(pair, tok, self.freqs)
+        batch.reindex(self.where, pair, tok)
+        self._settle(dd, dirty, moved)
+        return Change(words, new, dd, moved, occurrences, work)
+
+    def _merge_words(self, words, pair, tok, batch: _Batch, dirty, moved):
+        """Merge ``pair`` in each of ``words`` (in order); (words changed, their new symbols,
+        occurrences merged weighted, work). subtle: the usual word stays inline (a call per word
+        costs ~4% of training): it holds the pair once, where its first ``a`` is, and ``a`` or
+        ``b`` only there, so no overlaps and no search for more; it only notes its neighbours
+        (``batch``). The others go to :meth:`_merge_word` (a long word: :meth:`_apply_long`)."""
+        seg, freqs, first_rule, long = self.seg, self.freqs, self.first is not None, self.long
+        changed, new_syms, occ_total, work, usual = [], [], 0, 0, []  # usual: the usual words merged
+        (a, b), left, right, met, keep = pair, batch.left, batch.right, batch.met, batch.keep
+        left_get, right_get, find = left.get, right.get, _find
+        fast = tok != a and tok != b
         once = 2 if a == b else 1
-        for w in sorted(where.pop(pair, ())):
-            f = freqs[w]
+        for w in words:
             old = seg[w]
-            if fast and (not long or w not in long):
-                j = old.index(a) if a in old else -1
-                n = len(old)
-                fast_word = 0 <= j < n - 1 and old[j + 1] == b and (old.count(a) == once or old.count(b) == once)
-            else:
-                fast_word = False
-            if fast_word:
-                new = old[:j] + (tok,) + old[j + 2:]
-                # "X A B Y" -> "X AB Y": the same count changes, in the same order, as below
-                x = old[j - 1] if j else None
-                if j + 2 < n:
-                    y = old[j + 2]
-                    gone = ((x, a), pair, (b, y)) if j else (pair, (b, y))
-                    came = ((x, tok), (tok, y)) if j else ((tok, y),)
-                else:
-                    gone, came = ((x, a), pair) if j else (pair,), ((x, tok),) if j else ()
-                for p in gone:
-                    dd[p] = dd_get(p, 0) - f
-                    if not (p[0] in new and p[1] in new and p in set(zip(new, new[1:]))):
-                        s_ = where_get(p)
-                        if s_ is not None:
-                            s_.discard(w)
-                for p in came:
-                    dd[p] = dd_get(p, 0) + f
-                    s_ = where_get(p)
-                    if s_ is None:
-                        where[p] = {w}
-                    else:
-                        s_.add(w)
-                occ_total += f
-                work += n + n - 1
-                seg[w] = new
-                changed.append(w)
-                new_syms.append(new)
-                continue
-            lw = long.get(w)
-            if lw is not None:
-                at = self._apply_long(w, lw, pair, tok, f, dd, dirty, moved)
-                if at is not None:
-                    changed.append(w)
-                    new_syms.append(at)
-                    occ_total += len(at.left) * f
-                    work += 2 * len(at.left)
-                continue
-            new = old
-            # left to right, non-overlapping; tuple.index and slicing run in C, and a word
-            # usually has one occurrence. subtle: (a, a) on "a a a" -> "aa a"
-            at, j = [], 0  # at: where, in old, each merged occurrence starts
-            while True:
-                try:
-                    j = new.index(a, j)
-                except ValueError:
-                    break
-                if j + 1 < len(new) and new[j + 1] == b:
-                    at.append(j + len(at))  # each earlier merge shifted this one left by one
-                    new = new[:j] + (tok,) + new[j + 2:]
-                j += 1
-            if not at:
+            try:
+                j = old.index(a) if fast and not (long and w in long) else -1
+            except ValueError:
                 continue  # the index may name a word that no longer has the pair
-            # Only pairs next to a merge change: "X A B Y", merge "A B": (X, A), (A, B), (B, Y)
-            # leave; (X, AB), (AB, Y) arrive. In the new word the k-th merge sits at at[k] - k.
-            if len(at) == 1:  # the usual case: one occurrence, no overlaps to remove
-                gone, came = (at[0] - 1, at[0], at[0] + 1), (at[0] - 1, at[0])
+            n = len(old)
+            if j >= 0 and (j + 1 == n or old[j + 1] != b):
+                j = find(old, j + 1, a, b)
+            if j >= 0:  # the first (A, B); is it the only one? (A, A) must not overlap: "A A A"
+                alone = old.count(a) == once  # then (X, A) cannot stay
+                if not (alone or old.count(b) == once or (a != b and find(old, j + 2, a, b) < 0)):
+                    j = -1
+            if j >= 0:
+                # "X A B Y" -> "X AB Y": (X, A), (A, B), (B, Y) leave, (X, AB), (AB, Y) arrive, in
+                # that order (``met`` notes each the first time); a pair that left may still occur
+                new = old[:j] + (tok,) + old[j + 2:]
+                if first_rule:
+                    self._move_first(w, old, j, tok, dirty, moved)
+                x = old[j - 1] if j else None
+                y = old[j + 2] if j + 2 < n else None
+                xs = left_get(x) if j else ()
+                ys = right_get(y) if y is not None else ()
+                if xs is None or ys is None or not usual:  # a pair met for the first time
+                    met += _met(x, y, pair, tok)
+                    if xs is None:
+                        xs = left[x] = []
+                    if ys is None:
+                        ys = right[y] = []
+                if j:
+                    xs.append(w)
+                    if not alone and x in new and (x, a) in set(zip(new, new[1:])):
+                        keep.append(((x, a), w))
+                if y is not None:
+                    ys.append(w)
+                    if b in new and y in new and (b, y) in set(zip(new, new[1:])):
+                        keep.append(((b, y), w))
+                usual.append(w)
+                seg[w] = new
             else:
-                gone = {k for i in at for k in (i - 1, i, i + 1)}
-                came = {k for j, i in enumerate(at) for k in (i - j - 1, i - j)}
-            if first_rule:
-                off_old, off_new = pair_offsets(old, size), pair_offsets(new, size)
-            # a pair that left may still occur elsewhere in the word; it can only if both of its
-            # symbols are still there (usually a or b is not: no set of the new pairs needed)
-            newpairs, last, m = None, len(old) - 1, len(new) - 1
-            for k in gone:
-                if 0 <= k < last:
-                    p = (old[k], old[k + 1])
-                    dd[p] = dd_get(p, 0) - f
-                    if first_rule and first.get(p) == (w, off_old[k]):
-                        dirty.add(p)
-                    if p[0] in new and p[1] in new:
-                        if newpairs is None:
-                            newpairs = set(zip(new, new[1:]))
-                        if p in newpairs:
-                            continue
-                    s_ = where_get(p)
-                    if s_ is not None:
-                        s_.discard(w)
-            for k in came:
-                if 0 <= k < m:
-                    p = (new[k], new[k + 1])
-                    dd[p] = dd_get(p, 0) + f
-                    if first_rule and (first.get(p) is None or (w, off_new[k]) < first[p]):
-                        first[p] = (w, off_new[k])
-                        moved.add(p)
-                    s_ = where_get(p)
-                    if s_ is None:
-                        where[p] = {w}
-                    else:
-                        s_.add(w)
-            occ_total += len(at) * f
-            work += len(old) + len(new)
-            seg[w] = new
+                new, k = self._merge_other(w, old, pair, tok, batch, dirty, moved)
+                if not k:
+                    continue  # the index may name a word that no longer has the pair
+                occ_total += k * freqs[w]
+                work += 2 * k if type(new) is MergeAt else len(old) + len(new)
+                if type(new) is tuple:
+                    seg[w] = new
             changed.append(w)
             new_syms.append(new)
-        self._settle(dd, dirty, moved)
-        return Change(changed, new_syms, dd, moved, occ_total, work)
+        batch.merged = merged = sum(map(freqs.__getitem__, usual))
+        work += 2 * sum(map(len, map(seg.__getitem__, usual))) + len(usual)  # n + n - 1 each
+        return changed, new_syms, occ_total + merged, work
+
+    def _merge_other(self, w, old, pair, tok, batch: _Batch, dirty, moved):
+        """Merge ``pair`` in a word that is not the usual one (a long word, a pair met twice or
+        overlapping): (new symbols or :class:`MergeAt`, occurrences merged)."""
+        changes: dict = {}
+        lw = self.long.get(w) if self.long else None
+        if lw is not None:
+            new = self._apply_long(w, lw, pair, tok, self.freqs[w], changes, dirty, moved)
+            k = 0 if new is None else len(new.left)
+        else:
+            new, k = self._merge_word(w, old, self.freqs[w], pair, tok, changes, dirty, moved)
+        batch.add_other(changes)
+        return new, k
+
+    def _move_first(self, w, old, j, tok, dirty, moved):
+        """The "first pair met" bookkeeping of merging ``old[j], old[j + 1]`` once in word ``w``:
+        pairs whose first occurrence was there leave (``dirty``), pairs made there may come first."""
+        first, size = self.first, self.size_of
+        a, b = old[j], old[j + 1]
+        oj = sum(map(size, old[:j]))  # where ``a`` starts
+        came = []
+        if j:
+            x = old[j - 1]
+            if first.get((x, a)) == (w, oj - size(x)):
+                dirty.add((x, a))
+            came.append(((x, tok), (w, oj - size(x))))
+        if j + 2 < len(old):
+            y = old[j + 2]
+            if first.get((b, y)) == (w, oj + size(a)):
+                dirty.add((b, y))
+            came.append(((tok, y), (w, oj)))
+        for p, k in came:
+            cur = first.get(p)
+            if cur is None or k < cur:
+                first[p] = k
+                moved.add(p)
+
+    def _merge_word(self, w, old, f, pair, tok, dd, dirty, moved):
+        """Merge ``pair`` in short word ``w`` (symbols ``old``, count ``f``) wherever it occurs:
+        (new symbols, occurrences merged)."""
+        a, b = pair
+        first, where, size = self.first, self.where, self.size_of
+        first_rule, dd_get, where_get = first is not None, dd.get, self.where.get
+        new = old
+        # left to right, non-overlapping; tuple.index and slicing run in C. subtle: (a, a) on
+        # "a a a" -> "aa a"
+        at, j = [], 0  # at: where, in old, each merged occurrence starts
+        while True:
+            try:
+                j = new.index(a, j)
+            except ValueError:
+                break
+            if j + 1 < len(new) and new[j + 1] == b:
+                at.append(j + len(at))  # each earlier merge shifted this one left by one
+                new = new[:j] + (tok,) + new[j + 2:]
+            j += 1
+        if not at:
+            return old, 0
+        # Only pairs next to a merge change: "X A B Y", merge "A B": (X, A), (A, B), (B, Y)
+        # leave; (X, AB), (AB, Y) arrive. In the new word the k-th merge sits at at[k] - k.
+        if len(at) == 1:  # one occurrence, no overlaps to remove
+            gone, came = (at[0] - 1, at[0], at[0] + 1), (at[0] - 1, at[0])
+        else:  # subtle: the sets' order is the order the changes are written in
+            gone = {k for i in at for k in (i - 1, i, i + 1)}
+            came = {k for j, i in enumerate(at) for k in (i - j - 1, i - j)}
+        if first_rule:
+            off_old, off_new = pair_offsets(old, size), pair_offsets(new, size)
+        # a pair that left may still occur elsewhere in the word; it can only if both of its
+        # symbols are still there
+        newpairs, last, m = None, len(old) - 1, len(new) - 1
+        for k in gone:
+            if 0 <= k < last:
+                p = (old[k], old[k + 1])
+                dd[p] = dd_get(p, 0) - f
+                if first_rule and first.get(p) == (w, off_old[k]):
+                    dirty.add(p)
+                if p[0] in new and p[1] in new:
+                    if newpairs is None:
+                        newpairs = set(zip(new, new[1:]))
+                    if p in newpairs:
+                        continue
+                s = where_get(p)
+                if s is not None:
+                    s.discard(w)
+        for k in came:
+            if 0 <= k < m:
+                p = (new[k], new[k + 1])
+                dd[p] = dd_get(p, 0) + f
+                if first_rule and (first.get(p) is None or (w, off_new[k]) < first[p]):
+                    first[p] = (w, off_new[k])
+                    moved.add(p)
+                s = where_get(p)
+                if s is None:
+                    where[p] = {w}
+                else:
+                    s.add(w)
+        return new, len(at)
 
     def _settle(self, dd, dirty, moved):
         """Apply a merge's count deltas; find the new first occurrence of the ``dirty`` pairs."""
