@@ -7,6 +7,8 @@
 #   make bench   the benchmark; writes docs/benchmarks.md
 #   make bench-browser  the step latency in JupyterLab in Chromium (tests/browser/test_latency.py);
 #                writes docs/browser-latency.md and .json (docs/benchmarks.md shows them)
+#   make lite    the JupyterLite site in _site/: the lessons in the browser, no server
+#                (tools/build_lite.py; serve it with python -m http.server -d _site)
 #   make pictures  the README's pictures (docs/stepper.png, docs/voila.png), taken in Chromium
 #                from the current code (the tests take them into test-artifacts/, never into docs/)
 #   make clean   remove the venv and caches
@@ -23,7 +25,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # folder and, by its norecursedirs default ".*", never into .ipynb_checkpoints)
 NBVAL := --nbval --nbval-current-env notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: venv test check lab present bench bench-browser pictures clean
+.PHONY: venv test check lab present bench bench-browser lite pictures clean
 
 venv: $(STAMP)
 
@@ -79,6 +81,9 @@ bench: $(STAMP)
 bench-browser: $(STAMP)
 	$(PY) benchmarks/browser_latency.py
 
+lite: $(STAMP)
+	$(PY) tools/build_lite.py
+
 PICTURES := test-artifacts/browser/pictures
 PICTURE_TESTS := tests/browser/test_lab.py::test_stepper_screenshot \
 	"tests/browser/test_voila.py::test_voila_app[01_from_compression_to_subwords]"
@@ -90,5 +95,5 @@ pictures: $(STAMP)
 	cp $(PICTURES)/stepper.png $(PICTURES)/voila.png docs/
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist _site lite/node_modules *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

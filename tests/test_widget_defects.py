@@ -133,7 +133,7 @@ def test_a_bad_value_from_code_shows_a_message_then_recovers(trait, bad, words):
     assert ex.error is not None and words in ex.error
     assert "bpe-error" in ex.view_html and ex._view.layout.display == "none"
     setattr(ex, trait, good)  # the same valid value as before: the view comes back
-    assert ex.error is None and ex._view.layout.display is None and "merge 3:" in ex.text
+    assert ex.error is None and ex._view.layout.display != "none" and "merge 3:" in ex.text
 
 
 def test_a_bad_step_then_another_valid_one():
@@ -353,3 +353,22 @@ def test_code_in_a_cell_trains_at_once(monkeypatch):
         assert calls[-1] == (12, "hf-course") and len(ex.trace.final.pieces) == 12
 
     asyncio.run(cell())
+
+
+def test_a_control_shown_again_is_set_to_an_empty_string_not_none():
+    """JupyterLite's Pyodide kernel sends a trait set to None as JavaScript ``undefined``, and the
+    front end drops the update: a view, a button or a box hidden with ``display="none"`` and shown
+    again with ``None`` would stay hidden there (the predictions' and the quiz's buttons did)."""
+    from bpe_viz import Predict, next_merge_question, train_bpe
+
+    ex = MergeExplorer("sennrich2016", 10)
+    with pytest.raises(traitlets.TraitError):
+        ex.step = -5
+    assert ex._view.layout.display == "none"
+    ex.step = 3
+    assert ex._view.layout.display == ""
+    q = Predict(next_merge_question(train_bpe("aaabdaaabac", 3, end_of_word=None), 2))
+    q.answer(1)
+    q.reset()
+    shown = q.controls["choices"][:len(q.question.choices)]
+    assert shown and [b.layout.display for b in shown] == [""] * len(shown)

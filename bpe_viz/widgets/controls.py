@@ -167,8 +167,8 @@ class CorpusPicker:
 
     def _toggle(self, change=None):
         src = self.source.value
-        self.textarea.layout.display = None if src == "text" else "none"
-        self.upload.layout.display = None if src == "upload" else "none"
+        self.textarea.layout.display = "" if src == "text" else "none"
+        self.upload.layout.display = "" if src == "upload" else "none"
 
     def widgets(self):
         return [self.source, self.textarea, self.upload]

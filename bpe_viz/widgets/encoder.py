@@ -184,7 +184,7 @@ class EncoderExplorer(Explorer):
             self._piece_dd.options = [f"{i + 1}: {word_label(p)}" for i, p in enumerate(pieces)]
             self._piece_dd.index = 0 if pieces else None
             self.piece = 0
-            self._piece_dd.layout.display = None if len(pieces) > 1 else "none"
+            self._piece_dd.layout.display = "" if len(pieces) > 1 else "none"
 
     def _render(self):
         if self._hold or self.walkthrough is None:

@@ -352,7 +352,7 @@ class Explorer(widgets.VBox):
             self._set_stepping(False)
         self._error = message
         self._error_view.value = error_html(message, title=title, size=self.size)
-        self._error_view.layout.display = None
+        self._error_view.layout.display = ""
         self._view.layout.display = "none"
         self._forget_saved()
 
@@ -364,7 +364,7 @@ class Explorer(widgets.VBox):
         self._error = None
         self._error_view.value = ""
         self._error_view.layout.display = "none"
-        self._view.layout.display = None
+        self._view.layout.display = ""
         self._forget_saved()
 
     @property

@@ -169,7 +169,7 @@ class Predict(Explorer):
                 if j >= len(q.choices):
                     b.layout.display = "none"
                     continue
-                b.layout.display = None
+                b.layout.display = ""
                 b.description = f"{j + 1}: {q.choices[j]}"
                 b.tooltip = q.choices[j]
                 b.disabled = done

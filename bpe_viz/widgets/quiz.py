@@ -277,7 +277,7 @@ class QuizExplorer(Explorer):
                 b.layout.display = "none"
                 continue
             pair = q.choices[j]
-            b.layout.display = None
+            b.layout.display = ""
             b.description = f"{j + 1}: ({display_text(pair[0], conv)}, {display_text(pair[1], conv)})"
             b.tooltip = f"press {j + 1}"
             b.disabled = done

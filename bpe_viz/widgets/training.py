@@ -127,7 +127,7 @@ class TrainingExplorer(Explorer):
         if maximum is not None:
             progress.max = maximum
         progress.value = 0
-        progress.layout.display = None
+        progress.layout.display = ""
         try:
             yield progress
         finally:
