@@ -84,18 +84,16 @@ def base(site):
 
 
 @pytest.fixture(scope="module")
-def offline_browser():
+def offline_browser(browser):
     """Chromium with no name resolution but 127.0.0.1's (the pages' routes below abort the rest,
-    and say which)."""
-    from playwright.sync_api import sync_playwright
-
+    and say which): a second browser of the session's Playwright (one sync Playwright per process:
+    starting another inside the session's raises)."""
     args = [*bs.CHROMIUM_ARGS, "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=args)
-        try:
-            yield b
-        finally:
-            b.close()
+    b = browser.browser_type.launch(executable_path=shutil.which("chromium"), args=args)
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 def _idle(page, timeout_ms: float):
