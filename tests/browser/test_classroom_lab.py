@@ -243,7 +243,10 @@ def test_step_buttons_reset_and_play_speed(classroom):
         page.wait_for_timeout(2000)
         moved[label] = bs.slider_value(slider)
         out.get_by_role("button", name="reset").click()  # stops playing too
-        page.wait_for_timeout(400)
+        for _ in range(50):  # the reset's round trip: 0.4 s on a quiet machine, more under load
+            if bs.slider_value(slider) == 0:
+                break
+            page.wait_for_timeout(100)
         assert bs.slider_value(slider) == 0
     # slow: a step every 1.8 s; fastest: every 0.15 s
     assert moved["slow"] <= 2 and moved["fastest"] >= 6, moved
