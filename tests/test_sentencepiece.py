@@ -403,6 +403,25 @@ def test_shared_fixture_corpus_en_letters():
         assert score == expected, (i, piece, score)
 
 
+@pytest.mark.parametrize("corpus", [
+    {"a\u2581b": 5, "ab": 3, "\u2581a": 2, "abab": 4},
+    {"low\u2581er": 4, "lower": 3, "\u2581\u2581low": 2, "new\u2581": 5, "newer": 1},
+])
+def test_typed_marker_inside_dict_words(corpus):
+    """A word of a mapping holding "▁" is cut there, as SentencePiece cuts the same line: the same
+    pieces and ids as sentencepiece at every vocab size it accepts, the same trace as the text
+    typed out, and no two ids spelled "▁" (before: a second "▁" id for the typed one)."""
+    lines = sp_lines(corpus)
+    low, high = sp_limits(lines)
+    text = "\n".join(lines)
+    for vocab_size in range(low, high + 1):
+        trace = train_bpe(corpus, vocab_size=vocab_size, preset="sentencepiece")
+        assert trace.id_to_token == sp_pieces(sp_train(lines, vocab_size=vocab_size)), vocab_size
+        assert trace.id_to_token == train_bpe(text, vocab_size=vocab_size, preset="sentencepiece").id_to_token
+        assert trace.id_to_token == train_bpe(lines, vocab_size=vocab_size, preset="sentencepiece").id_to_token
+        assert len(set(trace.id_to_token)) == len(trace.id_to_token)
+
+
 # -- 6. BPE-dropout -----------------------------------------------------------------------------
 
 def homogeneity_p(a: Counter, b: Counter) -> float:

@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ..text.alphabet import bytes_to_symbols, surrogate_error
-from ..text.corpus import NORMALIZATIONS, SymbolCorpus, word_counts
-from ..text.markers import marker_from
+from ..text.corpus import NORMALIZATIONS, SymbolCorpus, WordCounts, word_counts
+from ..text.markers import BeginOfWord, marker_from
 from .model import initial_symbols
 from ..text.pretokenize import check_special_tokens, get_pre_tokenizer
 from .ranking import get_tie_rule
 from .trace import Convention, Merge, Trace
 from .vocab import ID_LAYOUTS
 
-__all__ = ["UNSET", "Training", "check_num_merges", "check_vocab_size", "merges_for", "resolve_convention", "prepare"]
+__all__ = ["UNSET", "Training", "check_num_merges", "check_vocab_size", "merges_for", "resolve_convention", "prepare", "split_at_marker"]
 
 
 class _Unset:
@@ -146,6 +146,8 @@ def prepare(corpus, convention: Convention):
         return list(corpus.words), list(corpus.counts), [tuple(s) for s in corpus.symbols], corpus.end_of_word
     wc = word_counts(corpus, normalization=convention.normalization, pre_tokenizer=convention.pre_tokenizer,
                      special_tokens=convention.special_tokens)
+    if not isinstance(corpus, str) and isinstance(convention.marker, BeginOfWord):
+        wc = split_at_marker(wc, convention.marker.text)
     try:
         views = [bytes_to_symbols(w) for w in wc.words] if convention.byte_level else list(wc.words)
     except UnicodeEncodeError:  # only a lone surrogate has no UTF-8 bytes: say where it is
@@ -156,6 +158,26 @@ def prepare(corpus, convention: Convention):
     marker = convention.marker.spelling_for(views)
     initial = [initial_symbols(w, convention, marker) for w in wc.words]
     return list(wc.words), list(wc.counts), initial, marker
+
+
+def split_at_marker(wc: WordCounts, mark: str) -> WordCounts:
+    """Words of a list or mapping cut where they hold the begin-of-word marker, as the same words
+    typed as text are: SentencePiece reads a typed ``▁`` as a space, so ``"a▁b"`` is the words
+    ``a`` and ``b`` and ``"▁a"`` is the marker alone (the empty word) and ``a``. Kept whole, the
+    typed ``▁`` would be a second symbol that looks like the marker (two ids spelled ``▁``).
+
+    Example::
+
+        >>> split_at_marker(WordCounts(("a▁b", "b"), (2, 1)), "▁")
+        WordCounts(words=('a', 'b'), counts=(2, 3))
+    """
+    if not any(mark in w for w in wc.words):
+        return wc
+    counts: dict = {}
+    for w, c in wc.items():
+        for part in w.split(mark):
+            counts[part] = counts.get(part, 0) + c
+    return WordCounts(tuple(counts), tuple(counts.values()))
 
 
 class Training:
