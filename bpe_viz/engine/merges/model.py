@@ -74,6 +74,12 @@ class Model:
         """A cheap float version of :meth:`exact`, to shortlist (exact decides)."""
         return lambda pair, count: count
 
+    def approx_all(self, items, tc, slot_of) -> list:
+        """:meth:`approx` of every ``(pair, count)`` of ``items``, in order; ``slot_of``: a dict
+        symbol -> slot in ``tc`` (a subclass may compute them at C speed)."""
+        approx = self.approx(tc, slot_of.__getitem__)
+        return [approx(p, c) for p, c in items]
+
     def describe(self, convention) -> list[str]:
         """The model's own parts of ``Convention.describe()``, after the marker and tie rule."""
         return []

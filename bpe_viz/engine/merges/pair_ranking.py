@@ -27,6 +27,7 @@ from itertools import chain, compress, count, islice
 
 from . import ranking
 from .convention import Merge
+from .pair_finder import PairFinder
 from .snapshot import Snapshot
 
 
@@ -152,6 +153,7 @@ class PairRanking:
     """The ranking half of a :class:`~bpe_viz.engine.merges.trace.Trace` (see the module)."""
 
     _FIRST_MET_KEEP = 6  # steps whose whole first-met order a trace keeps (see first_met)
+    _FIND_AT_MOST = 128  # pairs that first_met_some finds by text search rather than a scan
 
     def first_met(self, snap: Snapshot, targets=None) -> dict:
         """pair (internal spelling) -> rank of its first occurrence, reading words in corpus
@@ -168,12 +170,27 @@ class PairRanking:
         """First-met ranks (as :meth:`first_met`'s) of every pair of ``must`` and of the first
         ``want`` pairs met among ``others`` (and of any pair met before them). Example:
         ``must={(e, s)}``, ``others`` = 900 pairs tied at count 2, ``want=7``: the scan stops
-        in the chunk of words where the 7th of them is met."""
+        in the chunk of words where the 7th of them is met. A few pairs (at most
+        ``_FIND_AT_MOST``) are found by :class:`~bpe_viz.engine.merges.pair_finder.PairFinder`
+        instead: then every pair of ``must`` and ``others`` maps to ``(word, position)`` of its
+        first occurrence, which orders them as their ranks do (compare within one answer only)."""
         must, rest = set(must), set(others)
         want = min(want, len(rest))
         if want <= 0:
-            return self._first_met_scan(snap).until(must.issubset)
-        return self._first_met_scan(snap).until(lambda ranks: must.issubset(ranks) and len(rest & ranks.keys()) >= want)
+            enough = must.issubset
+        else:
+            def enough(ranks):
+                return must.issubset(ranks) and len(rest & ranks.keys()) >= want
+        scan = self.__dict__.get("_first_met_orders", {}).get(snap.step)
+        if len(must) + len(rest) <= self._FIND_AT_MOST and (scan is None or not enough(scan.ranks)):
+            # a few pairs (a rare tie is read late by a scan): found by text search, as
+            # (word, position), which orders them as their ranks would
+            finder = self.__dict__.get("_pair_finder") or self.__dict__.setdefault("_pair_finder",
+                                                                                     PairFinder(self.history))
+            found = finder.first(snap.state[0], must | (rest if want > 0 else set()))
+            if found is not None:
+                return found
+        return self._first_met_scan(snap).until(enough)
 
     def _first_met_scan(self, snap: Snapshot) -> "_FirstMetScan":
         cache = self.__dict__.setdefault("_first_met_orders", {})  # step -> its scan, oldest first
@@ -201,7 +218,7 @@ class PairRanking:
         exact = self.rank_function(snap)
         primary = {p: exact(p, c) for p, c in items}
         rule = self.__dict__.get("_kept_rule") or self.__dict__.setdefault("_kept_rule", _KeptKeys(self.tie_rule))
-        order = self.first_met(snap, primary) if rule.positional else None
+        order = self.first_met_some(snap, primary) if rule.positional else None
         ranked = ranking.rank(items, primary, rule, order, self.show, self.to_bytes, self.hf_id)
         if self.remaps_marker:
             show = self.show
@@ -281,8 +298,12 @@ class PairRanking:
         ties of the next merge both read it)."""
         values = snap.__dict__.get("_approx_values")
         if values is None:
-            approx = self.model.approx(snap.state[2], self.history.token_index)
-            values = snap.__dict__["_approx_values"] = [approx(p, c) for p, c in self.pair_items(snap)]
+            h = self.history
+            slots = self.__dict__.get("_slot_of")
+            if slots is None or slots[0] != len(h.merged_tokens):  # symbol -> slot, as h.token_index
+                slots = self.__dict__["_slot_of"] = (len(h.merged_tokens), {**h._made, **h._index})
+            values = snap.__dict__["_approx_values"] = self.model.approx_all(self.pair_items(snap), snap.state[2],
+                                                                             slots[1])
         return values
 
     def top_items(self, snap: Snapshot, n: int):

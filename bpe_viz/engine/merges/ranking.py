@@ -213,17 +213,20 @@ def wordpiece_score(count: int, count_a: int, count_b: int) -> Fraction:
     return Fraction(count, count_a * count_b)
 
 
-def best_by_score(counts: Mapping, token_counts: Mapping):
+def best_by_score(counts: Mapping, token_counts: Mapping, near=None):
     """``(top score, the pairs that have it, in ``counts`` order)``: floats find the near-best
-    quickly, exact Fractions decide, so ties are real ties and never float accidents."""
-    best = 0.0
-    fl = {}
-    for p, c in counts.items():
-        s = c / (token_counts[p[0]] * token_counts[p[1]])
-        fl[p] = s
-        if s > best:
-            best = s
-    near = [p for p, s in fl.items() if s >= best * (1 - 1e-9)]
+    quickly, exact Fractions decide, so ties are real ties and never float accidents. ``near``:
+    the pairs whose float score is within 1e-9 of the best, in ``counts`` order, when the caller
+    has them already (a chart computed every score)."""
+    if near is None:
+        best = 0.0
+        fl = {}
+        for p, c in counts.items():
+            s = c / (token_counts[p[0]] * token_counts[p[1]])
+            fl[p] = s
+            if s > best:
+                best = s
+        near = [p for p, s in fl.items() if s >= best * (1 - 1e-9)]
     exact = {p: wordpiece_score(counts[p], token_counts[p[0]], token_counts[p[1]]) for p in near}
     top = max(exact.values())
     return top, [p for p in near if exact[p] == top]

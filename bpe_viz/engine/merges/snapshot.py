@@ -209,9 +209,11 @@ class Snapshot:
         tc = self.token_counts
         return {p: ranking.wordpiece_score(c, tc[p[0]], tc[p[1]]) for p, c in self.pair_counts.items()}
 
-    def pick(self, by: str = "count"):
+    def pick(self, by: str = "count", among=None):
         """The pair that a merge by count (BPE) or by score (WordPiece) would take from this
-        state, with the trace's tie rule; ``None`` when no pair is left.
+        state, with the trace's tie rule; ``None`` when no pair is left. ``among``: the
+        candidates when the caller found them already, in :attr:`pair_counts` order (by count:
+        the pairs with the top count; by score: those within 1e-9 of the best float score).
 
         Example::
 
@@ -224,17 +226,21 @@ class Snapshot:
         if not counts:
             return None
         if by == "count":
-            top = max(counts.values())
-            tied = [p for p, c in counts.items() if c == top]
+            top = max(counts.values()) if among is None else None
+            tied = [p for p, c in counts.items() if c == top] if among is None else list(among)
         elif by == "score":
-            tied = ranking.best_by_score(counts, self.token_counts)[1]
+            tied = ranking.best_by_score(counts, self.token_counts, among)[1]
         else:
             raise ValueError(f"by must be 'count' or 'score', got {by!r}")
         if len(tied) == 1:
             return tied[0]
         t = self.trace
         internal = [t.internal_pair(p) for p in tied]
-        order = t.first_met(self, internal) if t.tie_rule.positional else None
+        if t.tie_rule.positional:  # the first met of them is all it needs
+            order = t.first_met_some(self, (), internal, 1)
+            internal = [p for p in internal if p in order]
+        else:
+            order = None
         ranked = ranking.rank([(p, 0) for p in internal], dict.fromkeys(internal, 0), t.tie_rule, order,
                               t.show, t.to_bytes, t.hf_id)
         a, b = ranked[0][0]

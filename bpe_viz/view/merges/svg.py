@@ -289,14 +289,14 @@ def _quick_picks(snapshot, counts, scores):
     else:
         nxt = snapshot.next_merge
         scored = snapshot.trace.model.scored
-        if (nxt is not None and not scored and nxt.count == top
+        if (nxt is not None and not scored and nxt.count == top and "tied" in nxt.__dict__
                 and set(tied) == {nxt.pair, *nxt.tied} and len(tied) == 1 + len(nxt.tied)):
             bpe = nxt.pair
         else:
-            bpe = snapshot.pick("count")
+            bpe = snapshot.pick("count", tied)
     best = max(scores)
     near = [p for p, s in zip(counts, scores) if s >= best * (1 - 1e-9)]
-    wp = near[0] if len(near) == 1 else snapshot.pick("score")
+    wp = near[0] if len(near) == 1 else snapshot.pick("score", near)
     return bpe, wp
 
 
