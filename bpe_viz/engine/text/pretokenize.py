@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import chain
 
 from .fast_split import FastSplitter
 from .regex_compat import regex
@@ -191,18 +192,35 @@ class SentencePieceSpace(AsciiSpace):
     MARK = "\u2581"
 
     def split(self, text):
-        out, start = [], 0
+        lines, spans = self.split_lines(text)
+        return list(zip(chain.from_iterable(lines), spans))
+
+    def split_lines(self, text, prefix=""):
+        """:meth:`split` grouped by line: (each line's words, ``prefix`` in front of each; every
+        word's span, the lines one after another).
+
+        Example::
+
+            >>> SentencePieceSpace().split_lines(" a  bc\\n\\nd", "▁")
+            ([['▁a', '▁bc'], [], ['▁d']], [(1, 2), (4, 6), (8, 9)])
+        """
+        lines, spans, start = [], [], 0
+        add = spans.append
         for line in text.split("\n"):
             if self.MARK in line:
-                out.extend((line[a:b], (start + a, start + b)) for a, b in _marked_words(line, self.MARK))
+                cut = _marked_words(line, self.MARK)
+                words = [prefix + line[a:b] for a, b in cut]
+                spans.extend((start + a, start + b) for a, b in cut)
             else:
-                pos = start
+                words, pos = [], start
                 for w in line.split(" "):
                     if w:
-                        out.append((w, (pos, pos + len(w))))
+                        words.append(prefix + w)
+                        add((pos, pos + len(w)))
                     pos += len(w) + 1
+            lines.append(words)
             start += len(line) + 1
-        return out
+        return lines, spans
 
     def words(self, text):
         if self.MARK in text:

@@ -19,6 +19,10 @@ rounded sum is strictly better (the first found wins a tie). :func:`sp_encode_wo
   too small at this ``B`` (an exact tie, a very long line) is cut by Viterbi from ``B``, which is
   exactly what the line's Viterbi does over its positions.
 
+:func:`sp_encode_lines` does that for many lines at once: each distinct word cut once (sorted,
+so a word reuses the Viterbi figures of the prefix it shares with the one before), and a line
+whose every margin holds for any running score it can reach takes its cached cuts whole.
+
 The cache is per model (a round's piece dict, the last :data:`MODELS_KEPT` used) and bounded
 (:data:`WORDS_KEPT` words, :data:`CHARS_KEPT` characters, none over :data:`LONGEST_CACHED`);
 :func:`clear_sp_encode_cache` empties it. Its sibling :mod:`.lattice` serves training (its
@@ -37,42 +41,52 @@ from __future__ import annotations
 
 import math
 from array import array
-from itertools import islice, repeat
+from bisect import bisect_right
+from itertools import accumulate, chain, compress, count, islice, repeat
+from operator import ge, sub
 
 from ..text.scripts import MARK
 
 __all__ = ["MODELS_KEPT", "WORDS_KEPT", "CHARS_KEPT", "LONGEST_CACHED", "sp_encode_word", "sp_encode_line",
-           "clear_sp_encode_cache"]
+           "sp_encode_lines", "clear_sp_encode_cache"]
 
 MODELS_KEPT = 4  # piece dicts whose tables (and word caches) are kept
 WORDS_KEPT = 1 << 14  # words cached per model, at most (then its cache starts afresh) ...
 CHARS_KEPT = 1 << 17  # ... and characters in them: at most about 8 MB per model
 LONGEST_CACHED = 128  # longer words are cut anew each time
+LINE_WORDS = 1 << 13  # a longer line is cut word by word (see _line_bound)
 
 _MODELS: dict = {}  # id(scores) -> _Model, the last MODELS_KEPT used
 
 
-class _Model:
-    """What encoding with one piece dict needs: the pieces as a trie (a character -> ``[score or
-    None when the prefix is no piece, the trie of what may follow]``), the longest piece, whether
-    words cut apart (no piece holds an inner ``▁``), the largest ``|score|``, and the cached words
-    (``(unk, maxlen)`` they were cut with)."""
+def _trie(items) -> dict:
+    """``(key, score)`` pairs as a trie: a character -> ``[score or None when the prefix is no
+    key, the trie of what may follow]``."""
+    root: dict = {}
+    for p, sc in items:
+        t, hit = root, None
+        for c in p:
+            hit = t.get(c)
+            if hit is None:
+                hit = t[c] = [None, {}]
+            t = hit[1]
+        if hit is not None:
+            hit[0] = sc
+    return root
 
-    __slots__ = ("scores", "size", "trie", "longest", "apart", "largest", "words", "chars", "key")
+
+class _Model:
+    """What encoding with one piece dict needs: the pieces as a trie (:func:`_trie`; ``rtrie``:
+    each piece read backwards), the longest piece, whether words cut apart (no piece holds an
+    inner ``▁``), the largest ``|score|``, and the cached words (``(unk, maxlen)`` they were cut
+    with)."""
+
+    __slots__ = ("scores", "size", "trie", "rtrie", "longest", "apart", "largest", "words", "chars", "key")
 
     def __init__(self, scores: dict):
         self.scores, self.size = scores, len(scores)
-        root: dict = {}
-        for p, sc in scores.items():
-            t, hit = root, None
-            for c in p:
-                hit = t.get(c)
-                if hit is None:
-                    hit = t[c] = [None, {}]
-                t = hit[1]
-            if hit is not None:
-                hit[0] = sc
-        self.trie = root
+        self.trie = _trie(scores.items())
+        self.rtrie = _trie((p[::-1], sc) for p, sc in scores.items())
         self.longest = max(map(len, scores), default=0)
         self.apart = not any(MARK in p[1:] for p in scores)
         self.largest = max(map(abs, scores.values()), default=0.0)
@@ -179,44 +193,61 @@ def sp_encode_word(word, scores, maxlen, unk):
     return _viterbi32(word, _model(scores).trie, maxlen, unk)[0]
 
 
-def _two_best(word, trie, maxlen, unk, largest):
-    """``word``'s best cut from 0 in 64 bits, for the cache: (pieces, the scores its nodes add in
-    order, ``limit``): the cut is the line's wherever the running score ``B`` at the word's start
-    has ``|B| < limit`` (see the module docstring; ``limit`` <= 0 when two cuts tie).
+def _two_best(words, rtrie, maxlen, unk, largest):
+    """Each of ``words`` (sorted) -> its best cut from 0 in 64 bits, for the cache: (pieces, the
+    scores its nodes add in order, ``limit``): the cut is the line's wherever the running score
+    ``B`` at the word's start has ``|B| < limit`` (see the module docstring; ``limit`` <= 0 when
+    two cuts tie). ``rtrie``: :attr:`_Model.rtrie`.
 
-    One Viterbi pass keeps, at each position, the best score and the best of the other
+    One Viterbi pass per word keeps, at each position, the best score and the best of the other
     candidates ending there; the gap between the best cut and the second-best is the smallest
     such difference along the best cut (the second-best cut leaves the best one at one of its
-    positions, and from any position's runner-up the best cut's rest makes a whole cut)."""
-    n = len(word)
+    positions, and from any position's runner-up the best cut's rest makes a whole cut). A
+    position's figures depend only on the characters before it, so a word keeps those of the
+    prefix it shares with the word before. The candidates ending at a position come from the
+    nearest start back, and ``>=`` keeps the farthest of equals: the first found going forward,
+    as :func:`_viterbi32` keeps it."""
     neg = -math.inf
-    top1 = [neg] * (n + 1)  # per position: the best path score and the best other candidate's
-    top2 = [neg] * (n + 1)
-    back = [0] * (n + 1)
-    node = [None] * (n + 1)  # the score of the last node of the best path there (None: unknown)
-    top1[0] = 0.0
-    for s in range(n):
-        x1 = top1[s]
-        hit = trie.get(word[s])
-        e, top = s + 1, (s + maxlen if s + maxlen < n else n)
-        if hit is None or hit[0] is None:  # no single-character piece: the unknown node first
-            c1, y1 = x1 + unk, top1[e]
-            if c1 > y1:
-                top2[e], top1[e], back[e], node[e] = y1, c1, s, None
-            elif c1 > top2[e]:
-                top2[e] = c1
-        while hit is not None:  # the pieces starting at s, shortest first
-            sc, t = hit
-            if sc is not None:
-                c1, y1 = x1 + sc, top1[e]
-                if c1 > y1:
-                    top2[e], top1[e], back[e], node[e] = y1, c1, s, sc
-                elif c1 > top2[e]:
-                    top2[e] = c1
-            if e >= top:
+    top1, top2, back, node = [0.0], [neg], [0], [None]  # per position: the best path score, the
+    prev, out = "", {}  # best other candidate's, the best path's last node start and score
+    for word in words:
+        keep = 0
+        for x, y in zip(prev, word):
+            if x != y:
                 break
-            hit = t.get(word[e])
-            e += 1
+            keep += 1
+        del top1[keep + 1:], top2[keep + 1:], back[keep + 1:], node[keep + 1:]
+        for e in range(keep + 1, len(word) + 1):
+            s = e - 1
+            lo = e - maxlen if e > maxlen else 0
+            hit = rtrie.get(word[s])
+            best, second, start, last = neg, neg, s, None
+            if hit is None or hit[0] is None:  # no single-character piece: the unknown node
+                best = top1[s] + unk
+            while hit is not None:  # the pieces ending at e, the nearest start first
+                sc, t = hit
+                if sc is not None:
+                    c = top1[s] + sc
+                    if c >= best:
+                        second, best, start, last = best, c, s, sc
+                    elif c > second:
+                        second = c
+                if s <= lo:
+                    break
+                s -= 1
+                hit = t.get(word[s])
+            top1.append(best)
+            top2.append(second)
+            back.append(start)
+            node.append(last)
+        out[word] = _best_path(word, top1, top2, back, node, unk, largest)
+        prev = word
+    return out
+
+
+def _best_path(word, top1, top2, back, node, unk, largest):
+    """(pieces, steps, limit) from :func:`_two_best`'s figures for ``word``."""
+    n = len(word)
     steps, out, e, gap, run = [], [], n, math.inf, False
     while e > 0:
         gap = min(gap, top1[e] - top2[e])
@@ -263,27 +294,100 @@ def sp_encode_line(words, scores, maxlen, unk) -> list[tuple]:
         >>> sp_encode_line(["▁ab", "▁abc", "▁b"], scores, 3, -13.0)
         [('▁ab',), ('▁ab', 'c'), ('▁', 'b')]
     """
+    return sp_encode_lines([words], scores, maxlen, unk)
+
+
+def sp_encode_lines(lines, scores, maxlen, unk) -> list[tuple]:
+    """:func:`sp_encode_line` on each line of ``lines`` (a list of lists of ``▁``-words), its
+    words' pieces one after another. Each distinct word is cut once (a word met again, on any
+    line, shares the pieces tuple of its first cut); a line whose every word's margin holds for
+    any running score the line can reach (:func:`_line_bound`) takes the cached cuts at once,
+    the others go word by word from their running score.
+
+    Example::
+
+        >>> scores = {"▁": -2.0, "a": -3.0, "b": -3.0, "▁ab": -4.0}
+        >>> sp_encode_lines([["▁ab", "▁b"], [], ["▁ab"]], scores, 3, -13.0)
+        [('▁ab',), ('▁', 'b'), ('▁ab',)]
+    """
     model = _model(scores)
-    trie = model.trie
-    if not model.apart or not all(map(str.startswith, islice(words, 1, None), repeat(MARK))):
-        return _share_out(words, _viterbi32("".join(words), trie, maxlen, unk)[0])
-    cache, largest = model.cache(unk, maxlen), model.largest
+    flat = list(chain.from_iterable(lines))
+    distinct = set(flat)
+    if not model.apart or not all(map(str.startswith, distinct, repeat(MARK))):
+        return [p for words in lines for p in _line_apart(words, model, maxlen, unk)]
+    hits = _distinct_cuts(model, distinct, maxlen, unk)
+    pieces_of = {w: h[0] for w, h in hits.items()}
+    limit_of = {w: h[2] for w, h in hits.items()}
+    mass_of = {w: sum(map(abs, h[1])) for w, h in hits.items()}
+    for w in distinct.difference(hits):  # too long to cache: cut below
+        pieces_of[w], limit_of[w], mass_of[w] = None, -math.inf, 0.0
+    out = list(map(pieces_of.__getitem__, flat))
+    # each word's line's bound on |B| (a line over LINE_WORDS words: none), against its limit
+    ends = list(accumulate(map(len, lines)))
+    mass = list(accumulate(map(mass_of.__getitem__, flat), initial=0.0))
+    bound = map(_line_bound, map(sub, map(mass.__getitem__, ends), map(mass.__getitem__, chain((0,), ends))))
+    bound = map(max, bound, map(_huge, map(len, lines)))
+    over = compress(count(), map(ge, chain.from_iterable(map(repeat, bound, map(len, lines))),
+                                 map(limit_of.__getitem__, flat)))
+    done = 0
+    for i in over:  # the lines where a margin may not hold: word by word
+        if i >= done:
+            line = bisect_right(ends, i)
+            done = ends[line]
+            out[done - len(lines[line]):done] = _line_exact(lines[line], hits, model.trie, maxlen, unk)
+    return out
+
+
+def _huge(n: int) -> float:
+    """The bound of a line of ``n`` words: none (``inf``) over :data:`LINE_WORDS`."""
+    return math.inf if n > LINE_WORDS else 0.0
+
+
+def _line_apart(words, model, maxlen, unk) -> list[tuple]:
+    """One line of ``words`` when words need not cut apart: Viterbi over the whole line, shared
+    out (a line whose words, but the first, all start with ``▁`` is cut word by word)."""
+    if model.apart and all(map(str.startswith, islice(words, 1, None), repeat(MARK))):
+        hits = _distinct_cuts(model, set(words), maxlen, unk)
+        return _line_exact(words, hits, model.trie, maxlen, unk)
+    return _share_out(words, _viterbi32("".join(words), model.trie, maxlen, unk)[0])
+
+
+def _line_bound(mass: float) -> float:
+    """A bound on ``|B|`` anywhere in a line of at most :data:`LINE_WORDS` words whose nodes'
+    ``|score|`` add up to ``mass``: every 32-bit sum of ``k <= LINE_WORDS * LONGEST_CACHED <=
+    2**20`` terms is within ``(1 + 2**-24 + 2**-53)**k - 1 < 0.07`` of ``mass``, relatively."""
+    return (mass + 1.0) * 1.125  # 1.0: the prefix sums' own rounding, many times over
+
+
+def _distinct_cuts(model, words: set, maxlen, unk) -> dict:
+    """word -> (pieces, steps, limit) (:func:`_two_best`, through the model's cache) for each
+    of ``words`` up to :data:`LONGEST_CACHED` characters."""
+    cache = model.cache(unk, maxlen)
+    hits, new = {}, []
+    for w in words:
+        if len(w) <= LONGEST_CACHED:
+            hit = hits[w] = cache.get(w)
+            if hit is None:
+                new.append(w)
+    new.sort()  # neighbours share prefixes
+    for w, hit in _two_best(new, model.rtrie, maxlen, unk, model.largest).items():
+        hits[w] = hit
+        model.keep(w, hit)
+    return hits
+
+
+def _line_exact(words, hits, trie, maxlen, unk) -> list[tuple]:
+    """One line word by word: a cached cut where its margin holds at the running 32-bit score,
+    else Viterbi from that score (``hits``: :func:`_distinct_cuts`)."""
     out = []
     F = array("f", [0.0])  # the line's running score B, in 32 bits
     for w in words:
-        hit = cache.get(w)
-        if hit is None:
-            if len(w) > LONGEST_CACHED:
-                pieces, F[0] = _viterbi32(w, trie, maxlen, unk, F[0])
-                out.append(pieces)
-                continue
-            hit = _two_best(w, trie, maxlen, unk, largest)
-            model.keep(w, hit)
-        pieces, steps, limit = hit
-        if abs(F[0]) < limit:
-            for sc in steps:
+        hit = hits.get(w)
+        if hit is not None and abs(F[0]) < hit[2]:
+            for sc in hit[1]:
                 F[0] += sc
+            out.append(hit[0])
         else:
             pieces, F[0] = _viterbi32(w, trie, maxlen, unk, F[0])
-        out.append(pieces)
+            out.append(pieces)
     return out

@@ -27,7 +27,6 @@ Example::
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -39,7 +38,7 @@ from ..protocol import Tokenizer, check_plain_encode
 from ..text.pretokenize import SentencePieceSpace
 from ..text.scripts import MARK, f32
 from .lattice import UNK_PENALTY, PrefixCuts, best_cut, course_cut
-from .sp_encoder import sp_encode_line
+from .sp_encoder import sp_encode_lines
 from .words import metaspace_words
 
 __all__ = ["SP_META", "Removed", "UnigramSnapshot", "UnigramTrace", "UnigramEncoding", "UnigramWalkthrough"]
@@ -244,9 +243,9 @@ class UnigramTrace(Tokenizer):
         return best_cut(word, snap.pieces.get, self._maxlen(snap), 0.0, self.unk_score(snap), table=table)
 
     # -- the Tokenizer protocol (bpe_viz.encode / encode_word / decode ask these) --
-    def _split(self, text):
-        if self.flavour == "sentencepiece":
-            return [(MARK + w, span) for w, span in SentencePieceSpace().split(text)]
+    @staticmethod
+    def _split(text):
+        """hf-course's words and their spans (sentencepiece's: :meth:`_cut_lines`)."""
         out, pos = [], 0
         for line in text.split("\n"):  # each line a sentence, as in training
             for w in metaspace_words(line):
@@ -264,10 +263,10 @@ class UnigramTrace(Tokenizer):
         check_plain_encode(self, text, options)
         snap = self._snap(step)
         index = self._index(snap)
-        split = self._split(text)
         if self.flavour == "sentencepiece":
-            words, spans, entries = self._cut_lines(text, split, snap, index)
+            words, spans, entries = self._cut_lines(text, snap, index)
             return UnigramEncoding(text, self, snap.round, words, spans, entries)
+        split = self._split(text)
         words, spans, entries = [], [], []
         cut: dict = {}  # a word met again is cut once and shares its entry (as _cut_lines shares them)
         for w, span in split:
@@ -280,28 +279,14 @@ class UnigramTrace(Tokenizer):
             entries.append(entry)
         return UnigramEncoding(text, self, snap.round, words, spans, entries)
 
-    def _cut_lines(self, text, split, snap, index):
-        """SentencePiece cuts a whole line at once: its running 32-bit sums carry across words,
-        which decides exact ties (:func:`~.sp_encoder.sp_encode_line` gives each word's share)."""
-        words = [w for w, _ in split]
-        spans = [span for _, span in split]
-        starts = [a for a, _ in spans]
-        entries = []
-        maxlen, unk = self._maxlen(snap), self.unk_score(snap)
-        shared: dict = {}  # pieces -> their entry (a word's pieces met again share one)
-        i, line_end, n = 0, -1, len(split)
-        for line in text.split("\n"):
-            line_end += len(line) + 1
-            j = bisect_left(starts, line_end, i)  # the words starting on this line
-            if j == i:
-                continue
-            for pieces in sp_encode_line(words[i:j], snap.pieces, maxlen, unk):
-                entry = shared.get(pieces)
-                if entry is None:
-                    entry = shared[pieces] = (list(pieces), [index.get(p, 0) for p in pieces])
-                entries.append(entry)
-            i = j
-        return words, spans, entries
+    def _cut_lines(self, text, snap, index):
+        """(words, spans, entries) of ``text``: SentencePiece cuts a whole line at once, its
+        running 32-bit sums carrying across words, which decides exact ties
+        (:func:`~.sp_encoder.sp_encode_lines` gives each word's share)."""
+        lines, spans = SentencePieceSpace().split_lines(text, MARK)
+        cuts = sp_encode_lines(lines, snap.pieces, self._maxlen(snap), self.unk_score(snap))
+        shared = _Entries(index)  # a word's pieces met again share one entry
+        return list(chain.from_iterable(lines)), spans, list(map(shared.__getitem__, cuts))
 
     def encode_word(self, word: str, step: int | None = None) -> UnigramWalkthrough:
         """How Viterbi cuts ``word`` at round ``step`` (the last by default): every prefix's best cut."""
@@ -355,6 +340,19 @@ class UnigramTrace(Tokenizer):
                 f"{len(self.final.pieces)} pieces ({self.stop_reason})>")
 
 
+class _Entries(dict):
+    """pieces -> ``(list of pieces, their ids at one round)``, made when first asked for."""
+
+    def __init__(self, index):
+        super().__init__()
+        self.index = index
+
+    def __missing__(self, pieces):
+        get = self.index.get
+        entry = self[pieces] = (list(pieces), [get(p, 0) for p in pieces])
+        return entry
+
+
 class UnigramEncoding:
     """The result of ``encode(text, unigram_trace)``: parallel lists, one entry per token
     (``pieces``, ``ids``, ``tokens``, ``unknown``, ``word_ids``, ``offsets``), and the words.
@@ -373,9 +371,19 @@ class UnigramEncoding:
         self._entries = entries
         self.pieces = list(chain.from_iterable(map(itemgetter(0), entries)))
         self.ids = list(chain.from_iterable(map(itemgetter(1), entries)))
-        self.tokens = list(map(trace[round_].id_to_token.__getitem__, self.ids))
-        self.unknown = list(map((0).__eq__, self.ids))
-        self.word_ids = list(chain.from_iterable(map(repeat, count(), map(len, map(itemgetter(1), entries)))))
+
+    # made when first read: most callers want only the pieces or the ids
+    @cached_property
+    def tokens(self) -> list[str]:
+        return list(map(self.trace[self.num_merges].id_to_token.__getitem__, self.ids))
+
+    @cached_property
+    def unknown(self) -> list[bool]:
+        return list(map((0).__eq__, self.ids))
+
+    @cached_property
+    def word_ids(self) -> list[int]:
+        return list(chain.from_iterable(map(repeat, count(), map(len, map(itemgetter(1), self._entries)))))
 
     def word_pieces(self) -> list[list[str]]:
         return [list(e[0]) for e in self._entries]

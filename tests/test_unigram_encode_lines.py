@@ -1,0 +1,81 @@
+"""``sp_encode_lines`` (``engine/unigram/sp_encoder.py``): many lines at once, each distinct word
+cut once, a line whose margins hold for any running score it can reach taken from the cuts
+whole, the others word by word. It must give, line for line, what one 32-bit Viterbi over each
+whole line gives (``reference`` of ``test_unigram_encode_cache``): on the docs at a few rounds, on
+hypothesis-made batches of lines full of ties and near-ties, with a tiny ``LINE_WORDS`` and
+``LONGEST_CACHED`` (so the unbounded and the uncached paths run), and ``SentencePieceSpace``'s
+``split_lines`` against its ``split``.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bpe_viz.engine.text.pretokenize import SentencePieceSpace
+from bpe_viz.engine.text.scripts import MARK
+from bpe_viz.engine.unigram import sp_encoder
+from bpe_viz.engine.unigram.sp_encoder import clear_sp_encode_cache, sp_encode_lines
+from helpers import hypothesis_settings
+from test_unigram_encode_cache import DOCS, docs_lines_words, docs_trace, lines, maxlen_of, models, reference, unk_of
+
+
+def test_docs_lines_at_once_as_the_line_viterbi():
+    """Every docs line in one call at a few rounds (ties and near-ties included), cold and warm."""
+    trace = docs_trace(4000)
+    words = docs_lines_words(trace)
+    for k in sorted({0, len(trace) // 2, len(trace) - 1}):
+        scores = trace[k].pieces
+        maxlen, unk = maxlen_of(scores), trace.unk_score(trace[k])
+        want = [c for ws in words for c in reference(ws, scores, maxlen, unk)]
+        clear_sp_encode_cache()
+        for _ in range(2):
+            got = sp_encode_lines(words, scores, maxlen, unk)
+            bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+            assert len(got) == len(want) and not bad, f"round {k}: {len(bad)} words differ"
+
+
+@hypothesis_settings(150)
+@given(models(), st.lists(lines(), min_size=1, max_size=4), st.sampled_from([(8192, 128), (3, 128), (8192, 3)]))
+def test_made_up_batches_as_the_line_viterbi(scores, batch, limits):
+    """Lines of ties, near-ties and long runs in one call, with every path forced in turn."""
+    maxlen, unk = maxlen_of(scores), unk_of(scores)
+    batch = [*batch, [], batch[0]]  # an empty line, a line met again
+    want = [c for ws in batch for c in reference(ws, scores, maxlen, unk)]
+    old = sp_encoder.LINE_WORDS, sp_encoder.LONGEST_CACHED
+    sp_encoder.LINE_WORDS, sp_encoder.LONGEST_CACHED = limits
+    try:
+        clear_sp_encode_cache()
+        assert sp_encode_lines(batch, scores, maxlen, unk) == want
+        assert sp_encode_lines(batch, scores, maxlen, unk) == want  # warm
+    finally:
+        sp_encoder.LINE_WORDS, sp_encoder.LONGEST_CACHED = old
+
+
+def test_a_line_not_of_marked_words_is_cut_whole():
+    """A first word without ``▁`` (or a piece holding an inner one) sends the line to one Viterbi."""
+    scores = {MARK: -2.0, "a": -3.0, "b": -3.0, "▁ab": -4.0, "b▁a": -1.0}
+    maxlen, unk = maxlen_of(scores), unk_of(scores)
+    batch = [["ab", "▁ab"], ["▁b", "▁a"]]
+    assert sp_encode_lines(batch, scores, maxlen, unk) == [c for ws in batch for c in reference(ws, scores, maxlen, unk)]
+    del scores["b▁a"]
+    assert sp_encode_lines(batch, dict(scores), maxlen, unk) == [("a", "b"), ("▁ab",), ("▁", "b"), ("▁", "a")]
+
+
+@hypothesis_settings(200)
+@given(st.text(" \n▁ab\u00a0\t", max_size=40))
+def test_split_lines_is_split_by_line(text):
+    sps = SentencePieceSpace()
+    got, spans = sps.split_lines(text, MARK)
+    assert len(got) == text.count("\n") + 1
+    assert [text[a:b] for a, b in spans] == [w[1:] for ws in got for w in ws]
+    for line, ws in zip(text.split("\n"), got):
+        if MARK not in line:
+            assert [w[1:] for w in ws] == [x for x in line.split(" ") if x]
+    assert [[w for w, _ in sps.split(line)] for line in text.split("\n")] == [[w[1:] for w in ws] for ws in got]
+
+
+def test_docs_split_lines():
+    lines_, spans = SentencePieceSpace().split_lines(DOCS)
+    assert [(w, s) for w, s in zip((w for ws in lines_ for w in ws), spans)] == SentencePieceSpace().split(DOCS)
+    assert [DOCS[a:b] for a, b in spans] == [w for ws in lines_ for w in ws]
