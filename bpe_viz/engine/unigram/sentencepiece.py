@@ -180,12 +180,14 @@ def _piece_ends(word: str, max_len: int) -> list[int]:
     Read from the right: a piece starting at ``i`` runs until the next character no piece
     holds, or the next character of another script than its first scripted one."""
     n = len(word)
+    body = word[1:] if word.startswith(MARK) else word
+    if MARK not in body:  # the common case first: one script throughout
+        kinds = {_CODES.get(ch) or _code(ch) for ch in set(body)}
+        if len(kinds) <= 1 and _BREAK not in kinds:
+            return [min(n, i + max_len) for i in range(n)]
     codes = [_CODES.get(ch) or _code(ch) for ch in word]
     if MARK in word[1:]:
         codes = [_BREAK if j and ch == MARK else c for j, (ch, c) in enumerate(zip(word, codes))]
-    kinds = set(codes[1:] if word.startswith(MARK) else codes)
-    if len(kinds) <= 1 and _BREAK not in kinds:  # one script throughout (the common case)
-        return [min(n, i + max_len) for i in range(n)]
     ends = [0] * n
     stop = n  # the next character no piece holds
     first = None  # the next scripted character before it: (its script, where the script changes)
@@ -204,64 +206,85 @@ def _piece_ends(word: str, max_len: int) -> list[int]:
     return [min(e, i + max_len) for i, e in enumerate(ends)]
 
 
-def _seeds(sentences: list[tuple[str, int]], max_len: int, seed_size: int = 1_000_000):
+def _word_counts(sentences: list[tuple[str, int]]) -> tuple[Counter, Counter]:
+    """How often each word (``SplitIntoWords``) occurs inside a sentence, and how often last."""
+    inner: Counter = Counter()
+    last: Counter = Counter()
+    for s, weight in sentences:
+        parts = _split_words(s)
+        if weight == 1:
+            inner.update(parts[:-1])
+            last[parts[-1]] += 1
+        else:
+            for w in parts[:-1]:
+                inner[w] += weight
+            last[parts[-1]] += weight
+    return inner, last
+
+
+def _seeds(words: tuple[Counter, Counter], last_sentence: str | None, max_len: int, seed_size: int = 1_000_000):
     """The seed pieces (longer than one character) and their frequencies, as sentencepiece 0.2.3
     finds them: the nodes of the suffix tree of the UTF-8 text (every sentence followed by a NUL
-    byte) that are valid pieces, counted by how often they occur.
+    byte) that are valid pieces, counted by how often they occur. ``words``: from
+    :func:`_word_counts`; ``last_sentence``: the corpus's last sentence.
 
     A substring is a node when it occurs twice or more and the bytes after its occurrences are
     not all the same. A node ``piece + NUL`` (the piece ends several sentences, one of them the
     last) counts for the piece too, once more (the C++ trims the NUL and adds the counts).
     """
-    # every sentence is a run of words; a piece never crosses a word's start
-    words: Counter = Counter()
-    for s, weight in sentences:
-        parts = _split_words(s)
-        last = len(parts) - 1
-        for i, w in enumerate(parts):
-            words[(w, i == last)] += weight
+    # every sentence is a run of words; a piece never crosses a word's start. A word is read
+    # once: after its end comes a ``▁`` (inside a sentence) or a NUL (last), both when it is both
+    inner, last = words
     stats: dict = {}
+    get = stats.get
     mark_byte = _first_byte(MARK)
-    for (word, at_end), m in words.items():
-        nexts = [_first_byte(ch) for ch in word[1:]]
-        nexts.append(0 if at_end else mark_byte)  # the byte after word[j] is nexts[j]
-        for i, end in enumerate(_piece_ends(word, max_len)):
+    for word in inner.keys() | last.keys():
+        m_inner, m_last = inner.get(word, 0), last.get(word, 0)
+        m = m_inner + m_last
+        nexts = [_FIRST_BYTE.get(ch) or _first_byte(ch) for ch in word[1:]]
+        nexts.append(mark_byte if m_inner else 0)  # the byte after word[j] is nexts[j]
+        ends = _piece_ends(word, max_len)
+        for i, end in enumerate(ends):
             for j in range(i + 2, end + 1):
                 piece = word[i:j]
-                st = stats.get(piece)
+                st = get(piece)
                 if st is None:
                     stats[piece] = [m, nexts[j - 1], False]
                 else:
                     st[0] += m
                     if not st[2] and st[1] != nexts[j - 1]:
                         st[2] = True
+        if m_inner and m_last:  # the word's ends are followed by both
+            n = len(word)
+            for i in range(n - 1):
+                if ends[i] == n:
+                    stats[word[i:]][2] = True
     freq = {p: st[0] for p, st in stats.items() if st[0] >= 2 and st[2]}
-    if sentences:
-        _count_last_ends(sentences[-1][0], words, stats, freq)
+    if last_sentence is not None:
+        _count_last_ends(last_sentence, last, stats, freq)
     ranked = sorted(((p, f32(float(f) * len(p))) for p, f in freq.items() if f >= 2),
                     key=lambda t: (-t[1], -len(t[0].encode("utf-8", "surrogatepass")), t[0]))
     return ranked[:seed_size]
 
 
-def _count_last_ends(sentence: str, words: Counter, stats: dict, freq: dict) -> None:
+def _count_last_ends(sentence: str, last_words: Counter, valid, freq: dict) -> None:
     """The nodes ``piece + NUL``: suffixes of the very last sentence that end other sentences
-    too (each counted once more, into ``freq``)."""
+    too (each counted once more, into ``freq``); ``valid``: every valid piece the words hold."""
     last = _split_words(sentence)[-1]
     shared = [0] * (len(last) + 1)  # shared[k]: how many sentences end with last's last k characters
-    for (word, at_end), m in words.items():
-        if at_end:
-            k = 0
-            for a, b in zip(reversed(word), reversed(last)):
-                if a != b:
-                    break
-                k += 1
-            shared[k] += m
+    for word, m in last_words.items():
+        k = 0
+        for a, b in zip(reversed(word), reversed(last)):
+            if a != b:
+                break
+            k += 1
+        shared[k] += m
     for k in range(len(last) - 1, -1, -1):  # at least k characters in common
         shared[k] += shared[k + 1]
     for i in range(len(last) - 1):
         piece = last[i:]
         n_end = shared[len(piece)]
-        if piece in stats and n_end >= 2:  # a valid piece
+        if piece in valid and n_end >= 2:
             freq[piece] = freq.get(piece, 0) + n_end
 
 
@@ -293,22 +316,21 @@ def _alphabet(sentences, vocab_size, coverage):
     return sentences, {c: char_counts[c] for c in required}
 
 
-def _seed_model(sentences, max_len, char_counts) -> SPModel:
+def _seed_model(sentences, words, max_len, char_counts) -> SPModel:
     """The characters (most frequent first; ``char_counts``: those the sentences hold, ``▅``
     aside), then the seeds, scored ``log(score / total)``."""
     seeds = [(c, float(n)) for c, n in sorted(char_counts.items(), key=lambda t: (-t[1], t[0]))]
-    seeds += _seeds(sentences, max_len)
+    seeds += _seeds(words, sentences[-1][0] if sentences else None, max_len)
     logsum = math.log(sum(s for _, s in seeds))
     return SPModel(list(zip([p for p, _ in seeds], f32_all(math.log(s) - logsum for _, s in seeds))))
 
 
-def _word_corpus(sentences) -> list[tuple[str, int]]:
+def _word_corpus(words: tuple[Counter, Counter]) -> list[tuple[str, int]]:
     """The words (``SplitIntoWords``) and their counts, most frequent first."""
-    words: Counter = Counter()
-    for s, weight in sentences:
-        for w in _split_words(s):
-            words[w] += weight
-    return sorted(words.items(), key=lambda t: (-t[1], t[0]))
+    inner, last = words
+    total = inner.copy()
+    total.update(last)
+    return sorted(total.items(), key=lambda t: (-t[1], t[0]))
 
 
 # -- the rounds ----------------------------------------------------------------------------------
@@ -318,8 +340,9 @@ def sp_rounds(sentences, vocab_size, coverage, max_len, sub_iterations, callback
     their counts, and the required characters with theirs. ``sentences``: ``(sentence, weight)``
     runs from :func:`sp_normalized`, at least one."""
     sentences, req_counts = _alphabet(sentences, vocab_size, coverage)
-    model = _seed_model(sentences, max_len, req_counts)
-    corpus = _word_corpus(sentences)
+    words = _word_counts(sentences)
+    model = _seed_model(sentences, words, max_len, req_counts)
+    corpus = _word_corpus(words)
     lattices = SPCorpus(corpus, model)
     desired = int(vocab_size * 1.1)
     rounds = [UnigramSnapshot(0, dict(model.pieces), lattices.loss(), note="seeds")]
