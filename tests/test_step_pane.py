@@ -2,6 +2,7 @@
 
 The page's side (step_pane.js: a step it has is shown without the kernel) is tested in a real
 browser by tests/browser/test_classroom_lab.py::test_step_pane_moves_without_the_kernel and
+tests/browser/test_step_pane_page.py (one step asked for at a time, against a fake kernel), and
 timed by tests/browser/test_latency.py.
 """
 
@@ -166,19 +167,28 @@ def test_wordpiece_and_bpe_panes_have_their_own_ids():
 
 
 @without_a_running_loop
-def test_a_burst_of_requests_is_answered_by_its_latest_two():
-    """In a kernel (a running event loop), requests that arrive together (a fast drag asks for
-    every step the handle passes) are answered on the loop's next turn, the latest two only,
-    latest first: the kernel does not fall behind the handle."""
+def test_a_burst_of_requests_is_answered_by_the_sliders_latest_first():
+    """In a kernel (a running event loop), requests that arrive together are answered on the
+    loop's next turn: the slider's latest step first (the page asks for one at a time; older ones
+    are behind the handle), then the latest two under a resting pointer (``hover``: it asks for
+    two at once), latest first. A step both asked for is the slider's."""
     asked = []
     pane = StepPane(want=asked.append)
 
+    def want(k, **more):
+        pane._on_msg(pane, {"kind": "want", "generation": 0, "step": k, **more}, [])
+
     async def burst():
         for k in (10, 20, 30, 40, 50):
-            pane._on_msg(pane, {"kind": "want", "generation": 0, "step": k}, [])
+            want(k)
         assert asked == []
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert asked == [50]
+        want(7, hover=True), want(8, hover=True), want(60), want(9, hover=True), want(61, hover=True)
+        want(62, hover=True), want(62)
         await asyncio.sleep(0)
         await asyncio.sleep(0)
 
     asyncio.run(burst())
-    assert asked == [50, 40] and pane.asked == 5
+    assert asked == [50, 62, 61, 9] and pane.asked == 12

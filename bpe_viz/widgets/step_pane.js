@@ -10,15 +10,24 @@
 // html_generation (the step the kernel shows now: also what a saved notebook displays).
 // Messages from the kernel: {kind: "steps", generation, steps: [[k, html], ...]}.
 // Messages to the kernel: {kind: "want", generation, step}: a step the slider is on and the page
-// lacks (a jump), or the step under a pointer resting on the slider's track (so that a click
-// there finds it in the page, as a browser prefetches the link under the pointer).
+// lacks (a jump), or {kind: "want", generation, step, hover: true}: the step under a pointer
+// resting on the slider's track (so that a click there finds it in the page, as a browser
+// prefetches the link under the pointer). The kernel answers the slider's first.
+//
+// One step asked for at a time (issue 20): the kernel renders what it is asked in order, so a
+// drag that asked for every step it passed made the last one wait behind all the others. While
+// a step the slider was on is out (asked for, not come), the steps the slider passes are not
+// asked for; when it comes (or, if it is lost, later), the step the slider is on then is, if
+// the page lacks it. A step that comes after the slider left it is kept, never shown over the
+// slider's.
 
 const LIMIT = 400; // steps kept per pane (a step is 10-60 kB of HTML)
-const PANES = new Map(); // pane_id -> {steps: Map("generation:step" -> html), views: Set(show)}
+const PANES = new Map(); // pane_id -> {steps: Map("generation:step" -> html), views: Set(show), ...}
 // what the panes of this page did, for the browser tests (and a curious learner's console)
 const STATS = (globalThis.__bpeStepPane = globalThis.__bpeStepPane || {
-  shown: 0, asked: 0, hovered: 0, received: 0, log: [],
+  shown: 0, asked: 0, hovered: 0, received: 0, passed: 0, log: [],
 });
+STATS.passed = STATS.passed || 0; // (a page that loaded an older version of this file first)
 const note = (what, step) => {
   STATS.log.push([what, step, Math.round(performance.now())]);
   if (STATS.log.length > 200) STATS.log.shift();
@@ -28,7 +37,9 @@ function paneOf(model) {
   const id = model.get("pane_id");
   let pane = PANES.get(id);
   if (!pane) {
-    pane = { steps: new Map(), views: new Set(), hovered: new Set() };
+    // out: {k, t} the step the slider asked the kernel for and has not got yet (at most one);
+    // rtt: how long the last one took to come (ms)
+    pane = { steps: new Map(), views: new Set(), hovered: new Set(), out: null, rtt: 0 };
     PANES.set(id, pane);
   }
   return pane;
@@ -36,7 +47,10 @@ function paneOf(model) {
 
 const key = (generation, step) => `${generation}:${step}`;
 const HOVER_MS = 40; // a pointer resting this long over the track asks for the step under it
-const RETRY_MS = 300; // a step asked for and not come after this long is asked for again
+const RETRY_MS = 300; // a step asked for and not come after this long is asked for again...
+// ... or after twice the last one's round trip, if longer (a kernel slowed down by other work
+// would otherwise be asked twice for every step)
+const patience = (pane) => Math.max(RETRY_MS, 2 * pane.rtt);
 
 function keep(pane, k, html) {
   pane.steps.delete(k);
@@ -48,6 +62,29 @@ function keepCurrent(model, pane) {
   if (model.get("html_step") >= 0) {
     keep(pane, key(model.get("html_generation"), model.get("html_step")), model.get("html"));
   }
+}
+
+// The slider is on a step the page lacks: ask the kernel for it, unless a step is out already
+// (its answer, or its patience running out, asks for whatever step the slider is on by then).
+function ask(model, pane) {
+  const g = model.get("generation");
+  const step = model.get("step");
+  const k = key(g, step);
+  const now = performance.now();
+  // (one asked for in an older generation is not waited for: the kernel does not answer it)
+  const out = pane.out !== null && pane.out.k.startsWith(`${g}:`) ? pane.out : null;
+  if (out !== null && now - out.t <= patience(pane)) {
+    if (out.k !== k) {
+      STATS.passed += 1; // (the slider passes it; asked for only if it is still there later)
+      note("passed", step);
+    }
+    return;
+  }
+  pane.out = { k, t: now };
+  if (pane.hovered.has(k) && out === null) return; // on its way (a pointer rested over it)
+  STATS.asked += 1;
+  note("asked", step);
+  model.send({ kind: "want", generation: g, step: step });
 }
 
 // The steps under a pointer over a step slider's track (ipywidgets 8 draws its slider with
@@ -76,10 +113,14 @@ export default {
       for (const [k, html] of msg.steps) {
         keep(pane, key(msg.generation, k), html);
         pane.hovered.delete(key(msg.generation, k));
+        if (pane.out !== null && pane.out.k === key(msg.generation, k)) {
+          pane.rtt = performance.now() - pane.out.t;
+          pane.out = null;
+        }
         STATS.received += 1;
         note("received", k);
       }
-      for (const show of pane.views) show();
+      for (const show of pane.views) show(); // (the slider's step now: shown, or asked for)
     };
     model.on("change:html", onHtml);
     model.on("msg:custom", onMsg);
@@ -94,26 +135,17 @@ export default {
     const pane = paneOf(model);
     el.classList.add("bpe-step-pane");
     let shown = null; // the key of the step in el
-    let asked = null; // {k: the key last asked of the kernel, t: when}
     let retry = null;
     const show = () => {
-      const g = model.get("generation");
       const step = model.get("step");
-      const k = key(g, step);
+      const k = key(model.get("generation"), step);
       const html = pane.steps.get(k);
       if (html === undefined) {
         el.setAttribute("aria-busy", "true"); // the step before stays until this one comes
-        const now = performance.now();
-        if (pane.hovered.has(k) && (asked === null || asked.k !== k)) asked = { k, t: now }; // on its way
-        if (asked === null || asked.k !== k || now - asked.t > RETRY_MS) {
-          asked = { k, t: now };
-          STATS.asked += 1;
-          note("asked", step);
-          model.send({ kind: "want", generation: g, step: step });
-        }
+        ask(model, pane);
         // a busy kernel answers only the latest requests of a burst: ask again if need be
         clearTimeout(retry);
-        retry = setTimeout(show, RETRY_MS + 10);
+        retry = setTimeout(show, patience(pane) + 10);
         return;
       }
       clearTimeout(retry);
@@ -135,22 +167,28 @@ export default {
     pane.views.add(show);
     show();
 
-    // a pointer resting over this explorer's step slider asks for the step under it
+    // a pointer resting over this explorer's step slider (no button down) asks for the step under it
     let timer = null;
     const onPointer = (event) => {
       const explorer = el.closest(".bpe-explorer");
       const slider = event.target.closest && event.target.closest(".widget-slider");
       if (!explorer || !slider || slider.closest(".bpe-explorer") !== explorer) return;
       clearTimeout(timer);
+      // subtle: not while a button is down (a drag: the slider asks for its own steps; the steps
+      // under a pointer that paused mid-drag kept a busy kernel from the final one, seconds long)
+      if (event.buttons) return;
       timer = setTimeout(() => {
+        const out = pane.out;
+        if (out !== null && performance.now() - out.t <= patience(pane)) return; // (the slider's first)
         const g = model.get("generation");
         for (const step of stepsUnder(event)) {
-          if (pane.steps.has(key(g, step)) || pane.hovered.has(key(g, step))) continue;
+          const k = key(g, step);
+          if (pane.steps.has(k) || pane.hovered.has(k) || (pane.out !== null && pane.out.k === k)) continue;
           if (pane.hovered.size > 100) pane.hovered.clear(); // (answers lost: the slider's own path remains)
-          pane.hovered.add(key(g, step));
+          pane.hovered.add(k);
           STATS.hovered += 1;
           note("hovered", step);
-          model.send({ kind: "want", generation: g, step: step });
+          model.send({ kind: "want", generation: g, step: step, hover: true });
         }
       }, HOVER_MS);
     };

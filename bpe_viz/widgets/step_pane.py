@@ -14,8 +14,12 @@ rendered, and shows the one the slider asks for **in the page**, without asking 
 * the pane's ``step`` follows the explorer's slider in the page (``jsdlink``), so a move shows a
   step the pane has at once; a step it lacks (a jump) is asked of the kernel by a custom message,
   which ipywidgets does not hold back while the kernel is busy, as it does a slider's value;
-* a pointer resting over the slider's track asks for the step under it, so that a click there
-  finds it in the page (as a browser prefetches a link under the pointer).
+* a pointer resting over the slider's track (no button down) asks for the step under it
+  (``hover``), so that a click there finds it in the page (as a browser prefetches a link under
+  the pointer);
+* the page asks for one step of its slider at a time (the steps a drag passes while one is on its
+  way are not asked for: the last one would wait behind them); the kernel answers the slider's
+  step first, then the pointer's.
 
 The HTML is the explorer's, escaped by :mod:`bpe_viz.view`; the front end only swaps it in.
 
@@ -176,7 +180,8 @@ class StepPane(anywidget.AnyWidget):
             return  # (an old generation's step: the page asks again for the new one)
         self._sent.pop(step, None)  # the page lacks it (never sent, or no longer kept): send it
         self.asked += 1
-        self._wanted[step] = True
+        # (a step under a resting pointer the slider is on too is the slider's)
+        self._wanted[step] = self._wanted.get(step, True) and content.get("hover") is True
         self._wanted.move_to_end(step)
         if self._serving is not None:
             return
@@ -185,17 +190,20 @@ class StepPane(anywidget.AnyWidget):
         except RuntimeError:  # no kernel around (a script, a test): answer at once
             self._serve()
             return
-        # answered on the next turn of the kernel's loop: the requests of a fast drag that came
-        # meanwhile are answered by their latest two only (the others' steps are behind the handle)
+        # answered on the next turn of the kernel's loop, with the requests that came meanwhile
         self._serving = loop.call_soon(self._serve)
 
-    #: how many of the waiting requests are answered (a pointer at rest asks for two steps at once)
+    #: how many steps under a resting pointer are answered at once (it asks for two steps at once)
     ANSWER = 2
 
     def _serve(self):
+        """The step the slider is on first (the latest the page asked for: it asks for one at a
+        time, and the steps a drag passed are behind the handle), then the latest steps under a
+        resting pointer (``hover``), latest first."""
         self._serving = None
-        steps = list(self._wanted)[-self.ANSWER:]
-        self._wanted.clear()
-        for step in reversed(steps):  # the latest first
+        wanted, self._wanted = self._wanted, OrderedDict()
+        slider = [k for k, hover in wanted.items() if not hover][-1:]
+        hovered = [k for k, hover in wanted.items() if hover and k not in slider][-self.ANSWER:]
+        for step in slider + hovered[::-1]:
             if self._want is not None:
                 self._want(step)

@@ -1,0 +1,164 @@
+"""The step pane's front end (bpe_viz/widgets/step_pane.js) in Chromium, against a fake kernel.
+
+No JupyterLab here: the module is loaded in a blank page and given a stand-in for its widget
+model (``get``/``set``/``on``/``off``/``send``) and a kernel that answers each "want" after a
+fixed render time, one after the other, as a real kernel does. What is checked is the page's
+side of issue 20's drag: at most one step is asked for at a time, the step the slider is on
+when an answer comes is asked next, a late answer is kept but never shown over the slider's
+step, a lost answer is asked for again, a new generation asks at once, and a pointer asks for
+the step under it only when it rests with no button down.
+
+The real pane in JupyterLab: tests/browser/test_classroom_lab.py (moves without the kernel) and
+tests/browser/test_latency.py (timed).
+"""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+import browser_support as bs
+
+SOURCE = bs.ROOT / "bpe_viz" / "widgets" / "step_pane.js"
+RENDER_MS = 100  # the fake kernel's time per step asked for
+RETRY_MS = 300  # as step_pane.js's
+
+# The fake model and kernel. ``pane.wants``: every message the page sent, with its time;
+# ``pane.shown``: every step put in the pane's element, with its time; ``kernel.drop``: how many
+# of the next requests the kernel loses.
+SETUP = """async ([url, renderMs]) => {
+  const mod = (await import(url)).default;
+  const handlers = new Map();
+  const state = {pane_id: "pane-" + Math.random(), step: 0, generation: 1,
+                 html: "<p>step 0</p>", html_step: 0, html_generation: 1};
+  const wants = [], shown = [], kernel = {drop: 0, busyUntil: 0};
+  const model = {
+    get: (name) => state[name],
+    on: (event, f) => handlers.set(event, [...(handlers.get(event) || []), f]),
+    off: (event, f) => handlers.set(event, (handlers.get(event) || []).filter((g) => g !== f)),
+    emit: (event, ...args) => (handlers.get(event) || []).slice().forEach((f) => f(...args)),
+    set: (name, value) => { state[name] = value; model.emit("change:" + name); },
+    send: (msg) => {
+      wants.push({...msg, t: performance.now()});
+      if (kernel.drop > 0) { kernel.drop -= 1; return; }
+      const now = performance.now();  // one step after the other, renderMs each
+      kernel.busyUntil = Math.max(kernel.busyUntil, now) + renderMs;
+      const steps = [[msg.step, `<p>step ${msg.step}</p>`]];
+      setTimeout(() => model.emit("msg:custom", {kind: "steps", generation: msg.generation, steps}),
+                 kernel.busyUntil - now);
+    },
+  };
+  mod.initialize({model});
+  // (an explorer: its step slider as ipywidgets 8 draws it, steps 0-100 over 500 px, and the pane)
+  document.body.innerHTML = `<div class="bpe-explorer"><div class="widget-slider" style="margin:0;padding:0">
+    <div class="noUi-base" style="position:absolute;left:0;top:0;width:500px;height:20px">
+    <div class="noUi-handle" aria-valuemin="0" aria-valuemax="100"></div></div></div>
+    <div id="pane" style="margin-top:40px"></div></div>`;
+  const el = document.getElementById("pane");
+  new MutationObserver(() => shown.push({k: Number(el.getAttribute("data-bpe-step")), t: performance.now()}))
+    .observe(el, {attributes: true, attributeFilter: ["data-bpe-step"]});
+  mod.render({model, el});
+  window.pane = {model, el, wants, shown, kernel, t0: performance.now()};
+}"""
+
+DRAG = """async ([to, everyMs]) => {
+  for (let k = pane.model.get("step") + 1; k <= to; k++) {
+    pane.model.set("step", k);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return performance.now() - everyMs;
+}"""
+
+
+@pytest.fixture
+def page(browser):
+    ps = bs.Pages(browser, "step_pane_page")
+    failed = True
+    try:
+        page = ps.new()
+        page.set_content("<!doctype html><title>step pane</title><body></body>")
+        url = "data:text/javascript;base64," + base64.b64encode(SOURCE.read_bytes()).decode()
+        page.evaluate(SETUP, [url, RENDER_MS])
+        page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '0'")
+        yield page
+        failed = False
+    finally:
+        ps.close(failed=failed)
+
+
+def wants(page) -> list:
+    return page.evaluate("pane.wants")
+
+
+def test_a_drag_asks_for_one_step_at_a_time(page):
+    """20 steps the page lacks, one every 16 ms, against a kernel taking 100 ms a step: asking for
+    each (20 requests, the last one answered 2 s later) would make the final step wait behind the
+    others; the page asks for the first, then for the slider's step each time an answer comes."""
+    last_move = page.evaluate(DRAG, [20, 16])
+    page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '20'", timeout=5_000)
+    asked = wants(page)
+    shown = page.evaluate("pane.shown")
+    assert [w["step"] for w in asked][0] == 1 and asked[-1]["step"] == 20
+    assert 2 <= len(asked) <= 7, asked  # (~320 ms of drag / 100 ms a step, + the last)
+    # one at a time: each asked for once the one before had come
+    assert all(b["t"] - a["t"] >= RENDER_MS - 5 for a, b in zip(asked, asked[1:])), asked
+    assert all(w["generation"] == 1 and "hover" not in w for w in asked)
+    # the steps that came after the slider left them were never shown: only the last one
+    assert [s["k"] for s in shown] == [0, 20], shown
+    assert shown[-1]["t"] - last_move <= 2 * RENDER_MS + 150, (shown, last_move)
+    # ... but kept: going back to one shows it at once, nothing asked
+    page.evaluate("pane.model.set('step', 1)")
+    assert page.evaluate("pane.el.getAttribute('data-bpe-step')") == "1"
+    assert len(wants(page)) == len(asked) and page.evaluate("pane.el.hasAttribute('aria-busy')") is False
+
+
+def test_a_late_step_never_shows_over_the_sliders(page):
+    """The slider leaves a step it asked for for one the page has: the answer comes, is kept,
+    and the pane stays on the slider's step."""
+    page.evaluate("pane.model.set('step', 7)")
+    assert page.evaluate("pane.el.getAttribute('aria-busy')") == "true"
+    page.evaluate("pane.model.set('step', 0)")  # the page has it
+    assert page.evaluate("pane.el.getAttribute('data-bpe-step')") == "0"
+    page.wait_for_timeout(RENDER_MS + 100)  # step 7 has come
+    assert page.evaluate("pane.el.getAttribute('data-bpe-step')") == "0"
+    page.evaluate("pane.model.set('step', 7)")
+    assert page.evaluate("pane.el.getAttribute('data-bpe-step')") == "7"
+    assert [w["step"] for w in wants(page)] == [7]
+
+
+def test_a_lost_answer_is_asked_for_again(page):
+    page.evaluate("pane.kernel.drop = 1")
+    page.evaluate("pane.model.set('step', 5)")
+    page.wait_for_timeout(50)
+    page.evaluate("pane.model.set('step', 6)")  # (one is out: not asked yet)
+    page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '6'", timeout=5_000)
+    asked = wants(page)
+    assert [w["step"] for w in asked] == [5, 6], asked
+    assert RETRY_MS - 10 <= asked[1]["t"] - asked[0]["t"] <= RETRY_MS + 250, asked
+
+
+def test_a_new_generation_asks_at_once(page):
+    """A step asked for in the old generation (a new size, chart, trace...) is not waited for."""
+    page.evaluate("pane.model.set('step', 5)")
+    page.evaluate("pane.model.set('generation', 2)")
+    page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '5'", timeout=5_000)
+    asked = wants(page)
+    assert [(w["generation"], w["step"]) for w in asked] == [(1, 5), (2, 5)]
+    assert asked[1]["t"] - asked[0]["t"] < RENDER_MS / 2
+    assert page.evaluate("pane.el.innerHTML") == "<p>step 5</p>"
+
+
+def test_a_resting_pointer_asks_a_dragging_one_does_not(page):
+    """A pointer resting over the slider's track asks for the step under it (``hover``); one
+    moving with a button down (a drag) never does: those requests kept a busy kernel from the
+    drag's final step for seconds."""
+    page.mouse.move(200, 10)  # step 40
+    page.wait_for_timeout(150)
+    assert [(w["step"], w.get("hover")) for w in wants(page)] == [(40, True)]
+    page.mouse.down()
+    for x in range(205, 300, 5):
+        page.mouse.move(x, 10)
+        page.wait_for_timeout(60)  # (longer than the 40 ms a pointer must rest)
+    page.mouse.up()
+    assert len(wants(page)) == 1
