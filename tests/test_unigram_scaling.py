@@ -357,5 +357,8 @@ def test_counts_are_weights(flavour):
         base = {w[1:]: c for w, c in base.items()}
     heavy = {w: c * 1000 for w, c in base.items()}
     kw = {"seed_size": 80} if flavour == "hf-course" else {}
-    once, thousand = (cpu_median(lambda c: train_unigram(c, 40, flavour=flavour, **kw), c) for c in (base, heavy))
+    for _ in range(3):  # timed again when other jobs slowed one side (a count-as-repeats bug is ×1000)
+        once, thousand = (cpu_median(lambda c: train_unigram(c, 40, flavour=flavour, **kw), c) for c in (base, heavy))
+        if thousand <= 1.3 * once + FLOOR_S:
+            break
     assert thousand <= 1.3 * once + FLOOR_S, f"{flavour}: counts ×1000 took {thousand:.3f} s against {once:.3f} s"
