@@ -118,6 +118,7 @@ class _FirstMetScan:
     ``ranks`` maps every pair met so far to its rank among distinct pairs."""
 
     LONG = 4096  # symbols: a longer word is read in pieces (the scan may stop inside it)
+    MAX_CHUNK = 512  # words read between two checks
 
     def __init__(self, snap: Snapshot):
         self.seg, self.seen, self.ranks, self.lo, self.size = snap.state[0], {}, {}, 0, 256
@@ -134,7 +135,9 @@ class _FirstMetScan:
                 # stop before the chunk's first long word: it is read in pieces
                 cut = next(compress(count(), map(self.LONG.__lt__, map(len, chunk))), len(chunk))
                 chunk = chunk[:cut]
-                self.lo, self.size = self.lo + len(chunk), self.size * 2
+                # growing chunks, up to MAX_CHUNK words: a doubling chunk overshoots by up to the
+                # whole corpus when a rare tied pair is met late (a slider step's ties often are)
+                self.lo, self.size = self.lo + len(chunk), min(self.size * 2, self.MAX_CHUNK)
                 # each word's pairs: zip(syms, syms[1:]), mapped over the chunk at C speed
                 seen.update(dict.fromkeys(chain.from_iterable(map(zip, chunk, map(_TAIL, chunk)))))
             ranks.update(zip(islice(seen, len(ranks), None), count(len(ranks))))
@@ -180,7 +183,8 @@ class PairRanking:
             enough = must.issubset
         else:
             def enough(ranks):
-                return must.issubset(ranks) and len(rest & ranks.keys()) >= want
+                # (counted over rest: a set & dict_keys walks every key met so far)
+                return must.issubset(ranks) and sum(map(ranks.__contains__, rest)) >= want
         scan = self.__dict__.get("_first_met_orders", {}).get(snap.step)
         if len(must) + len(rest) <= self._FIND_AT_MOST and (scan is None or not enough(scan.ranks)):
             # a few pairs (a rare tie is read late by a scan): found by text search, as
@@ -275,7 +279,8 @@ class PairRanking:
         items = snap.__dict__.get("_items")
         if items is None:
             counts = snap.state[1]
-            items = list(compress(zip(self.history.pairs, counts), counts))  # count > 0 only
+            # count > 0 only (two compresses: no (pair, count) tuple made for an absent pair)
+            items = list(zip(compress(self.history.pairs, counts), compress(counts, counts)))
             allowed = self.__dict__.get("_pair_filter", False)
             if allowed is False:  # one filter per trace: it caches its answers
                 allowed = self.__dict__["_pair_filter"] = self.model.pair_filter(self)

@@ -303,15 +303,28 @@ class History:
         for i, d in zip(self._d_pid[a:b], self._d_val[a:b]):
             pc[i] += d
         tc = tc0 + _zeros(len(self.base_symbols) + step - len(tc0), self.code)
-        tindex = self.token_index
-        for (l, r), tok, occ in zip(self.merged_pairs[k0:step], self.merged_tokens[k0:step],
-                                    self.merged_occurrences[k0:step]):
-            if not occ:  # a replayed merge whose pair never occurs: its symbols may be unknown
-                continue
-            tc[tindex(l)] -= occ
-            tc[tindex(r)] -= occ
-            tc[tindex(tok)] += occ
+        lefts, rights, toks = self._merge_slot_lists()
+        for ls, rs, ts, occ in zip(lefts[k0:step], rights[k0:step], toks[k0:step], self.merged_occurrences[k0:step]):
+            if occ:  # (a replayed merge whose pair never occurs: its symbols may be unknown)
+                tc[ls] -= occ
+                tc[rs] -= occ
+                tc[ts] += occ
         return seg, pc, tc
+
+    def _merge_slot_lists(self) -> tuple[list, list, list]:
+        """Per merge, the token-count slots of its left and right symbols and of its token (-1:
+        unknown; only a merge that never occurs has one), kept: a rebuild replays them without a
+        lookup. A known symbol's slot never changes (its first making), so the lists only grow."""
+        kept = self.__dict__.get("_slot_lists")
+        if kept is None:
+            kept = self._slot_lists = ([], [], [])
+        lefts, rights, toks = kept
+        index, made = self._index, self._made
+        for (l, r), tok in zip(self.merged_pairs[len(toks):], self.merged_tokens[len(toks):]):
+            lefts.append(index.get(l, made.get(l, -1)))
+            rights.append(index.get(r, made.get(r, -1)))
+            toks.append(index.get(tok, made.get(tok, -1)))
+        return kept
 
     def changed_words(self, step: int) -> list[int]:
         """The words merge ``step`` changed."""

@@ -10,6 +10,7 @@ share. Notebooks show a snapshot as HTML through the renderer the view layer reg
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from fractions import Fraction
 from functools import cached_property
 from itertools import compress
@@ -29,6 +30,27 @@ def set_html_renderer(fn, trace_fn=None) -> None:
     HTML_RENDERERS["snapshot"] = fn
     if trace_fn is not None:
         HTML_RENDERERS["trace"] = trace_fn
+
+
+def _token_spellings(trace):
+    """``(public spellings, slots, positions)`` of the trace's tokens in
+    :meth:`~bpe_viz.engine.merges.recorder.History.token_slots` order, each slot once (its first
+    position); kept per trace until it grows. ``None`` when two slots share a spelling (a literal
+    "_" and the marker "_": their counts add up, which the slow way does)."""
+    h = trace.history
+    kept = trace.__dict__.get("_token_spellings")
+    n = len(h.merged_tokens)
+    if kept is None or kept[0] != n:
+        pubs, slots, ends, seen = [], [], [], set()
+        show = trace.show
+        for pos, (tok, idx) in enumerate(h.token_slots(n)):
+            if idx not in seen:
+                seen.add(idx)
+                pubs.append(show(tok))
+                slots.append(idx)
+                ends.append(pos)
+        kept = trace.__dict__["_token_spellings"] = (n, (pubs, slots, ends) if len(set(pubs)) == len(pubs) else None)
+    return kept[1]
 
 
 class Snapshot:
@@ -81,7 +103,7 @@ class Snapshot:
     def pair_counts(self) -> dict[tuple[str, str], int]:
         counts = self.state[1]
         pairs = self.trace.history.pairs
-        table = dict(compress(zip(pairs, counts), counts))  # the pairs that occur (count > 0)
+        table = dict(zip(compress(pairs, counts), compress(counts, counts)))  # the pairs that occur (count > 0)
         if self.trace.remaps_marker:
             # subtle: a literal "_" and the marker "_" are different symbols inside, but spelled
             # alike here; their pairs add up, as a recount of the shown segmentation would.
@@ -98,10 +120,15 @@ class Snapshot:
     def token_counts(self) -> dict[str, int]:
         """Token -> how often it occurs at this step (0 for merged-away tokens). Tokens spelled
         alike (a literal "_" and the marker "_") add up."""
-        out: dict[str, int] = {}
-        seen: set = set()
         t = self.trace
         counts = self.state[2]
+        spelled = _token_spellings(t)
+        if spelled is not None:  # one spelling per slot: a zip (a cold slider step reads this)
+            pubs, slots, ends = spelled
+            cut = bisect_left(ends, len(t.base_symbols) + self.step)
+            return dict(zip(pubs[:cut], map(counts.__getitem__, slots[:cut])))
+        out: dict[str, int] = {}
+        seen: set = set()
         for tok_internal, idx in t.history.token_slots(self.step):
             if idx in seen:
                 continue
