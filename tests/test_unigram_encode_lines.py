@@ -3,11 +3,14 @@ cut once, a line whose margins hold for any running score it can reach taken fro
 whole, the others word by word. It must give, line for line, what one 32-bit Viterbi over each
 whole line gives (``reference`` of ``test_unigram_encode_cache``): on the docs at a few rounds, on
 hypothesis-made batches of lines full of ties and near-ties, with a tiny ``LINE_WORDS`` and
-``LONGEST_CACHED`` (so the unbounded and the uncached paths run), and ``SentencePieceSpace``'s
-``split_lines`` against its ``split``.
+``LONGEST_CACHED`` (so the unbounded and the uncached paths run), ``sp_encode_words`` (flat words
+and line ends) against the lines, and ``SentencePieceSpace``'s ``split_lines`` against its
+``split``, its ``split_flat`` against ``split_lines``.
 """
 
 from __future__ import annotations
+
+from itertools import accumulate
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,7 +18,7 @@ from hypothesis import strategies as st
 from bpe_viz.engine.text.pretokenize import SentencePieceSpace
 from bpe_viz.engine.text.scripts import MARK
 from bpe_viz.engine.unigram import sp_encoder
-from bpe_viz.engine.unigram.sp_encoder import clear_sp_encode_cache, sp_encode_lines
+from bpe_viz.engine.unigram.sp_encoder import clear_sp_encode_cache, sp_encode_lines, sp_encode_words
 from helpers import hypothesis_settings
 from test_unigram_encode_cache import DOCS, docs_lines_words, docs_trace, lines, maxlen_of, models, reference, unk_of
 
@@ -79,3 +82,37 @@ def test_docs_split_lines():
     lines_, spans = SentencePieceSpace().split_lines(DOCS)
     assert [(w, s) for w, s in zip((w for ws in lines_ for w in ws), spans)] == SentencePieceSpace().split(DOCS)
     assert [DOCS[a:b] for a, b in spans] == [w for ws in lines_ for w in ws]
+
+
+@hypothesis_settings(200)
+@given(st.text(" \n▁ab\u00a0\t", max_size=40), st.sampled_from([MARK, ""]))
+def test_split_flat_is_split_lines_flat(text, prefix):
+    """Words, starts and line ends as ``split_lines`` gives them, marked text or not."""
+    lines_, spans = SentencePieceSpace().split_lines(text, prefix)
+    ends = list(accumulate(map(len, lines_)))
+    assert SentencePieceSpace().split_flat(text, prefix) == ([w for ws in lines_ for w in ws], [a for a, _ in spans], ends)
+
+
+def test_docs_split_flat_and_encoding_spans():
+    """The docs split flat as by line; an encoding's spans, made when read, are the split's."""
+    sps = SentencePieceSpace()
+    lines_, spans = sps.split_lines(DOCS, MARK)
+    words, starts, ends = sps.split_flat(DOCS, MARK)
+    assert words == [w for ws in lines_ for w in ws] and starts == [a for a, _ in spans]
+    assert ends == list(accumulate(map(len, lines_)))
+    trace = docs_trace(4000)
+    e = trace.encode(DOCS)
+    assert e.words == words and e.word_spans == spans
+    assert [DOCS[a:b] for a, b in e.offsets] == [p.lstrip(MARK) if i == 0 or e.word_ids[i - 1] != e.word_ids[i] else p
+                                                 for i, p in enumerate(e.pieces)]
+
+
+def test_words_and_line_ends_as_lines():
+    """``sp_encode_words`` over flat words and line ends is ``sp_encode_lines`` over the lines."""
+    trace = docs_trace(4000)
+    scores = trace.final.pieces
+    maxlen, unk = maxlen_of(scores), trace.unk_score(trace.final)
+    batch = docs_lines_words(trace)[:400]
+    flat, ends = [w for ws in batch for w in ws], list(accumulate(map(len, batch)))
+    clear_sp_encode_cache()
+    assert sp_encode_words(flat, ends, scores, maxlen, unk) == [c for ws in batch for c in reference(ws, scores, maxlen, unk)]

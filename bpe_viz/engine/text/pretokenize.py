@@ -27,8 +27,10 @@ Example::
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
-from itertools import chain
+from itertools import accumulate, chain, compress, repeat
+from operator import itemgetter
 
 from .fast_split import FastSplitter
 from .regex_compat import regex
@@ -221,6 +223,28 @@ class SentencePieceSpace(AsciiSpace):
             lines.append(words)
             start += len(line) + 1
         return lines, spans
+
+    def split_flat(self, text, prefix=""):
+        """:meth:`split_lines` flat and compact: (every word, ``prefix`` in front; each word's
+        start in ``text``, a list of ints; each line's end, the number of words up to it).
+
+        Example::
+
+            >>> SentencePieceSpace().split_flat(" a  bc\\n\\nd", "▁")
+            (['▁a', '▁bc', '▁d'], [1, 4, 8], [2, 2, 3])
+        """
+        if self.MARK in text:
+            lines, spans = self.split_lines(text, prefix)
+            return (list(chain.from_iterable(lines)), list(map(itemgetter(0), spans)),
+                    list(accumulate(map(len, lines))))
+        # subtle: "\n" and " " are both one character, so a part's start is the sum of the
+        # lengths before it, plus one per separator; a line's end counts the words starting before
+        parts = text.replace("\n", " ").split(" ")
+        starts = list(compress(accumulate(map((1).__add__, map(len, parts)), initial=0), parts))
+        line_ends = accumulate(map((1).__add__, map(len, text.split("\n"))))
+        ends = list(map(bisect_left, repeat(starts), line_ends))
+        words = filter(None, parts)
+        return list(map(prefix.__add__, words) if prefix else words), starts, ends
 
     def words(self, text):
         if self.MARK in text:

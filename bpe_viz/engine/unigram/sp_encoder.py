@@ -19,9 +19,11 @@ rounded sum is strictly better (the first found wins a tie). :func:`sp_encode_wo
   too small at this ``B`` (an exact tie, a very long line) is cut by Viterbi from ``B``, which is
   exactly what the line's Viterbi does over its positions.
 
-:func:`sp_encode_lines` does that for many lines at once: each distinct word cut once (sorted,
-so a word reuses the Viterbi figures of the prefix it shares with the one before), and a line
-whose every margin holds for any running score it can reach takes its cached cuts whole.
+:func:`sp_encode_words` (flat words and line ends; :func:`sp_encode_lines`, the same on a list
+of lines) does that for many lines at once: each distinct word cut once (sorted, so a word reuses
+the Viterbi figures of the prefix it shares with the one before); a word whose margin holds for
+any running score the heaviest line can reach is taken from its cached cut, and only the lines
+holding another word are looked at closer.
 
 The cache is per model (a round's piece dict, the last :data:`MODELS_KEPT` used) and bounded
 (:data:`WORDS_KEPT` words, :data:`CHARS_KEPT` characters, none over :data:`LONGEST_CACHED`);
@@ -43,12 +45,12 @@ import math
 from array import array
 from bisect import bisect_right
 from itertools import accumulate, chain, compress, count, islice, repeat
-from operator import ge, sub
+from operator import gt, itemgetter, sub
 
 from ..text.scripts import MARK
 
 __all__ = ["MODELS_KEPT", "WORDS_KEPT", "CHARS_KEPT", "LONGEST_CACHED", "sp_encode_word", "sp_encode_line",
-           "sp_encode_lines", "clear_sp_encode_cache"]
+           "sp_encode_lines", "sp_encode_words", "clear_sp_encode_cache"]
 
 MODELS_KEPT = 4  # piece dicts whose tables (and word caches) are kept
 WORDS_KEPT = 1 << 14  # words cached per model, at most (then its cache starts afresh) ...
@@ -195,9 +197,9 @@ def sp_encode_word(word, scores, maxlen, unk):
 
 def _two_best(words, rtrie, maxlen, unk, largest):
     """Each of ``words`` (sorted) -> its best cut from 0 in 64 bits, for the cache: (pieces, the
-    scores its nodes add in order, ``limit``): the cut is the line's wherever the running score
-    ``B`` at the word's start has ``|B| < limit`` (see the module docstring; ``limit`` <= 0 when
-    two cuts tie). ``rtrie``: :attr:`_Model.rtrie`.
+    scores its nodes add in order, ``limit``, their ``|score|`` summed): the cut is the line's
+    wherever the running score ``B`` at the word's start has ``|B| < limit`` (see the module
+    docstring; ``limit`` <= 0 when two cuts tie). ``rtrie``: :attr:`_Model.rtrie`.
 
     One Viterbi pass per word keeps, at each position, the best score and the best of the other
     candidates ending there; the gap between the best cut and the second-best is the smallest
@@ -210,6 +212,7 @@ def _two_best(words, rtrie, maxlen, unk, largest):
     neg = -math.inf
     top1, top2, back, node = [0.0], [neg], [0], [None]  # per position: the best path score, the
     prev, out = "", {}  # best other candidate's, the best path's last node start and score
+    add1, add2, add3, add4 = top1.append, top2.append, back.append, node.append
     for word in words:
         keep = 0
         for x, y in zip(prev, word):
@@ -219,50 +222,59 @@ def _two_best(words, rtrie, maxlen, unk, largest):
         del top1[keep + 1:], top2[keep + 1:], back[keep + 1:], node[keep + 1:]
         for e in range(keep + 1, len(word) + 1):
             s = e - 1
-            lo = e - maxlen if e > maxlen else 0
+            lo = e - maxlen
             hit = rtrie.get(word[s])
-            best, second, start, last = neg, neg, s, None
             if hit is None or hit[0] is None:  # no single-character piece: the unknown node
-                best = top1[s] + unk
-            while hit is not None:  # the pieces ending at e, the nearest start first
-                sc, t = hit
-                if sc is not None:
-                    c = top1[s] + sc
-                    if c >= best:
-                        second, best, start, last = best, c, s, sc
-                    elif c > second:
-                        second = c
-                if s <= lo:
-                    break
+                best, second, start, last = top1[s] + unk, neg, s, None
+            else:
+                best, second, start, last = top1[s] + hit[0], neg, s, hit[0]
+            while s > 0 and s > lo and hit is not None:  # the longer pieces ending at e
                 s -= 1
-                hit = t.get(word[s])
-            top1.append(best)
-            top2.append(second)
-            back.append(start)
-            node.append(last)
+                hit = hit[1].get(word[s])
+                if hit is not None:
+                    sc = hit[0]
+                    if sc is not None:
+                        c = top1[s] + sc
+                        if c >= best:
+                            second, best, start, last = best, c, s, sc
+                        elif c > second:
+                            second = c
+            add1(best)
+            add2(second)
+            add3(start)
+            add4(last)
         out[word] = _best_path(word, top1, top2, back, node, unk, largest)
         prev = word
     return out
 
 
 def _best_path(word, top1, top2, back, node, unk, largest):
-    """(pieces, steps, limit) from :func:`_two_best`'s figures for ``word``."""
-    n = len(word)
-    steps, out, e, gap, run = [], [], n, math.inf, False
-    while e > 0:
-        gap = min(gap, top1[e] - top2[e])
-        s, sc = back[e], node[e]
-        if sc is None and run:  # a run of unknown characters is one piece
-            out[-1] = word[s:e] + out[-1]
+    """(pieces, steps, limit, mass: the sum of the steps' ``|score|``) from :func:`_two_best`'s
+    figures for ``word``."""
+    e = n = len(word)
+    gap, run, out, steps = math.inf, False, [], []
+    while e:
+        d = top1[e] - top2[e]
+        if d < gap:
+            gap = d
+        s = back[e]
+        sc = node[e]
+        if sc is None:  # an unknown character; a run of them is one piece
+            if run:
+                out[-1] = word[s:e] + out[-1]
+            else:
+                out.append(word[s:e])
+                run = True
+            steps.append(unk)
         else:
             out.append(word[s:e])
-        run = sc is None
-        steps.append(unk if run else sc)
+            steps.append(sc)
+            run = False
         e = s
-    steps.reverse()
     out.reverse()
-    limit = gap * 2.0 ** 22 / max(n, 1) - n * max(largest, abs(unk))
-    return tuple(out), tuple(steps), limit
+    steps.reverse()
+    limit = gap * 2.0 ** 22 / (n or 1) - n * max(largest, abs(unk))
+    return tuple(out), tuple(steps), limit, sum(map(abs, steps))
 
 
 def _share_out(words, pieces) -> list[tuple]:
@@ -299,10 +311,7 @@ def sp_encode_line(words, scores, maxlen, unk) -> list[tuple]:
 
 def sp_encode_lines(lines, scores, maxlen, unk) -> list[tuple]:
     """:func:`sp_encode_line` on each line of ``lines`` (a list of lists of ``▁``-words), its
-    words' pieces one after another. Each distinct word is cut once (a word met again, on any
-    line, shares the pieces tuple of its first cut); a line whose every word's margin holds for
-    any running score the line can reach (:func:`_line_bound`) takes the cached cuts at once,
-    the others go word by word from their running score.
+    words' pieces one after another (:func:`sp_encode_words` on the lines one after another).
 
     Example::
 
@@ -310,37 +319,50 @@ def sp_encode_lines(lines, scores, maxlen, unk) -> list[tuple]:
         >>> sp_encode_lines([["▁ab", "▁b"], [], ["▁ab"]], scores, 3, -13.0)
         [('▁ab',), ('▁', 'b'), ('▁ab',)]
     """
+    return sp_encode_words(list(chain.from_iterable(lines)), list(accumulate(map(len, lines))), scores, maxlen, unk)
+
+
+def sp_encode_words(words, ends, scores, maxlen, unk) -> list[tuple]:
+    """Each of ``words`` cut as SentencePiece cuts its line, the lines one after another:
+    ``ends`` holds each line's end (the number of words up to it). Each distinct word is cut once
+    (a word met again, on any line, shares the pieces tuple of its first cut); a line where a
+    word's margin may not hold for a running score the text can reach (:func:`_line_bound` of the
+    heaviest line) is checked against its own bound, and the lines that fail go word by word
+    from their running score.
+
+    Example::
+
+        >>> scores = {"▁": -2.0, "a": -3.0, "b": -3.0, "▁ab": -4.0}
+        >>> sp_encode_words(["▁ab", "▁b", "▁ab"], [2, 2, 3], scores, 3, -13.0)
+        [('▁ab',), ('▁', 'b'), ('▁ab',)]
+    """
     model = _model(scores)
-    flat = list(chain.from_iterable(lines))
-    distinct = set(flat)
+    distinct = set(words)
     if not model.apart or not all(map(str.startswith, distinct, repeat(MARK))):
-        return [p for words in lines for p in _line_apart(words, model, maxlen, unk)]
+        return [p for a, b in zip(chain((0,), ends), ends) for p in _line_apart(words[a:b], model, maxlen, unk)]
     hits = _distinct_cuts(model, distinct, maxlen, unk)
-    pieces_of = {w: h[0] for w, h in hits.items()}
-    limit_of = {w: h[2] for w, h in hits.items()}
-    mass_of = {w: sum(map(abs, h[1])) for w, h in hits.items()}
+    pieces_of = dict(zip(hits, map(itemgetter(0), hits.values())))
+    mass_of = dict(zip(hits, map(itemgetter(3), hits.values())))
     for w in distinct.difference(hits):  # too long to cache: cut below
-        pieces_of[w], limit_of[w], mass_of[w] = None, -math.inf, 0.0
-    out = list(map(pieces_of.__getitem__, flat))
-    # each word's line's bound on |B| (a line over LINE_WORDS words: none), against its limit
-    ends = list(accumulate(map(len, lines)))
-    mass = list(accumulate(map(mass_of.__getitem__, flat), initial=0.0))
-    bound = map(_line_bound, map(sub, map(mass.__getitem__, ends), map(mass.__getitem__, chain((0,), ends))))
-    bound = map(max, bound, map(_huge, map(len, lines)))
-    over = compress(count(), map(ge, chain.from_iterable(map(repeat, bound, map(len, lines))),
-                                 map(limit_of.__getitem__, flat)))
+        pieces_of[w], mass_of[w] = None, 0.0
+    out = list(map(pieces_of.__getitem__, words))
+    # the heaviest line's bound on |B| (a line over LINE_WORDS words: none); the words whose
+    # limit is below it send their lines to a closer look
+    starts = [0, *ends]
+    mass = list(accumulate(map(mass_of.__getitem__, words), initial=0.0))
+    line_mass = list(map(sub, map(mass.__getitem__, ends), map(mass.__getitem__, starts)))
+    huge = any(map(gt, map(sub, ends, starts), repeat(LINE_WORDS)))
+    top = math.inf if huge else _line_bound(max(line_mass, default=0.0))
+    risky = {w for w, h in hits.items() if h[2] <= top} | distinct.difference(hits)
     done = 0
-    for i in over:  # the lines where a margin may not hold: word by word
+    for i in compress(count(), map(risky.__contains__, words)) if risky else ():
         if i >= done:
             line = bisect_right(ends, i)
-            done = ends[line]
-            out[done - len(lines[line]):done] = _line_exact(lines[line], hits, model.trie, maxlen, unk)
+            a, done = starts[line], ends[line]
+            bound = math.inf if done - a > LINE_WORDS else _line_bound(line_mass[line])
+            if any(w not in hits or hits[w][2] <= bound for w in words[a:done]):
+                out[a:done] = _line_exact(words[a:done], hits, model.trie, maxlen, unk)
     return out
-
-
-def _huge(n: int) -> float:
-    """The bound of a line of ``n`` words: none (``inf``) over :data:`LINE_WORDS`."""
-    return math.inf if n > LINE_WORDS else 0.0
 
 
 def _line_apart(words, model, maxlen, unk) -> list[tuple]:
@@ -360,7 +382,7 @@ def _line_bound(mass: float) -> float:
 
 
 def _distinct_cuts(model, words: set, maxlen, unk) -> dict:
-    """word -> (pieces, steps, limit) (:func:`_two_best`, through the model's cache) for each
+    """word -> (pieces, steps, limit, mass) (:func:`_two_best`, through the model's cache) for each
     of ``words`` up to :data:`LONGEST_CACHED` characters."""
     cache = model.cache(unk, maxlen)
     hits, new = {}, []

@@ -31,14 +31,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, count, repeat
-from operator import itemgetter
+from operator import add, itemgetter
 from typing import NamedTuple
 
 from ..protocol import Tokenizer, check_plain_encode
 from ..text.pretokenize import SentencePieceSpace
 from ..text.scripts import MARK, f32
 from .lattice import UNK_PENALTY, PrefixCuts, best_cut, course_cut
-from .sp_encoder import sp_encode_lines
+from .sp_encoder import sp_encode_words
 from .words import metaspace_words
 
 __all__ = ["SP_META", "Removed", "UnigramSnapshot", "UnigramTrace", "UnigramEncoding", "UnigramWalkthrough"]
@@ -264,8 +264,7 @@ class UnigramTrace(Tokenizer):
         snap = self._snap(step)
         index = self._index(snap)
         if self.flavour == "sentencepiece":
-            words, spans, entries = self._cut_lines(text, snap, index)
-            return UnigramEncoding(text, self, snap.round, words, spans, entries)
+            return self._cut_lines(text, snap, index)
         split = self._split(text)
         words, spans, entries = [], [], []
         cut: dict = {}  # a word met again is cut once and shares its entry (as _cut_lines shares them)
@@ -279,14 +278,13 @@ class UnigramTrace(Tokenizer):
             entries.append(entry)
         return UnigramEncoding(text, self, snap.round, words, spans, entries)
 
-    def _cut_lines(self, text, snap, index):
-        """(words, spans, entries) of ``text``: SentencePiece cuts a whole line at once, its
-        running 32-bit sums carrying across words, which decides exact ties
-        (:func:`~.sp_encoder.sp_encode_lines` gives each word's share)."""
-        lines, spans = SentencePieceSpace().split_lines(text, MARK)
-        cuts = sp_encode_lines(lines, snap.pieces, self._maxlen(snap), self.unk_score(snap))
-        shared = _Entries(index)  # a word's pieces met again share one entry
-        return list(chain.from_iterable(lines)), spans, list(map(shared.__getitem__, cuts))
+    def _cut_lines(self, text, snap, index) -> UnigramEncoding:
+        """``text`` encoded as SentencePiece cuts a whole line at once, its running 32-bit sums
+        carrying across words, which decides exact ties (:func:`~.sp_encoder.sp_encode_words`
+        gives each word's share)."""
+        words, starts, ends = SentencePieceSpace().split_flat(text, MARK)
+        cuts = sp_encode_words(words, ends, snap.pieces, self._maxlen(snap), self.unk_score(snap))
+        return UnigramEncoding._from_cuts(text, self, snap.round, words, starts, cuts, index)
 
     def encode_word(self, word: str, step: int | None = None) -> UnigramWalkthrough:
         """How Viterbi cuts ``word`` at round ``step`` (the last by default): every prefix's best cut."""
@@ -340,19 +338,6 @@ class UnigramTrace(Tokenizer):
                 f"{len(self.final.pieces)} pieces ({self.stop_reason})>")
 
 
-class _Entries(dict):
-    """pieces -> ``(list of pieces, their ids at one round)``, made when first asked for."""
-
-    def __init__(self, index):
-        super().__init__()
-        self.index = index
-
-    def __missing__(self, pieces):
-        get = self.index.get
-        entry = self[pieces] = (list(pieces), [get(p, 0) for p in pieces])
-        return entry
-
-
 class UnigramEncoding:
     """The result of ``encode(text, unigram_trace)``: parallel lists, one entry per token
     (``pieces``, ``ids``, ``tokens``, ``unknown``, ``word_ids``, ``offsets``), and the words.
@@ -363,16 +348,34 @@ class UnigramEncoding:
     """
 
     def __init__(self, text, trace, round_, words, spans, entries):
+        """``entries``: ``(pieces, ids)`` of each word; ``spans``: each word's ``(start, end)``."""
         self.text = text
         self.trace = trace
         self.num_merges = round_
         self.words = words
         self.word_spans = spans
-        self._entries = entries
-        self.pieces = list(chain.from_iterable(map(itemgetter(0), entries)))
+        self._cuts = list(map(itemgetter(0), entries))
+        self.pieces = list(chain.from_iterable(self._cuts))
         self.ids = list(chain.from_iterable(map(itemgetter(1), entries)))
 
+    @classmethod
+    def _from_cuts(cls, text, trace, round_, words, starts, cuts, index) -> UnigramEncoding:
+        """The encoding of ``words`` (each starting with ``▁``, the text's from ``starts``) cut
+        into ``cuts`` (a pieces tuple per word), ids from ``index`` (``<unk>``'s 0 for no piece);
+        the spans are made when first read."""
+        self = cls.__new__(cls)
+        self.text, self.trace, self.num_merges, self.words = text, trace, round_, words
+        self._starts, self._cuts = starts, cuts
+        self.pieces = list(chain.from_iterable(cuts))
+        self.ids = list(map(index.get, self.pieces, repeat(0)))
+        return self
+
     # made when first read: most callers want only the pieces or the ids
+    @cached_property
+    def word_spans(self) -> list[tuple[int, int]]:
+        starts = self._starts  # each word's span: its characters after the "▁"
+        return list(zip(starts, map(add, starts, map((-1).__add__, map(len, self.words)))))
+
     @cached_property
     def tokens(self) -> list[str]:
         return list(map(self.trace[self.num_merges].id_to_token.__getitem__, self.ids))
@@ -383,15 +386,15 @@ class UnigramEncoding:
 
     @cached_property
     def word_ids(self) -> list[int]:
-        return list(chain.from_iterable(map(repeat, count(), map(len, map(itemgetter(1), self._entries)))))
+        return list(chain.from_iterable(map(repeat, count(), map(len, self._cuts))))
 
     def word_pieces(self) -> list[list[str]]:
-        return [list(e[0]) for e in self._entries]
+        return list(map(list, self._cuts))
 
     @cached_property
     def offsets(self) -> list[tuple[int, int]]:
         out = []
-        for word, (start, end), (pieces, _) in zip(self.words, self.word_spans, self._entries):
+        for word, (start, end), pieces in zip(self.words, self.word_spans, self._cuts):
             if "".join(pieces) != word:  # hf-course: a word with no cut is one <unk>
                 out.extend((start, end) for _ in pieces)
                 continue
