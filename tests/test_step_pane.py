@@ -192,3 +192,56 @@ def test_a_burst_of_requests_is_answered_by_the_sliders_latest_first():
 
     asyncio.run(burst())
     assert asked == [50, 62, 61, 9] and pane.asked == 12
+
+
+@pytest.fixture(scope="module")
+def unigram_trace():
+    """The sentencepiece flavour on the docs' first 30,000 characters: a few rounds."""
+    from bpe_viz.engine.unigram import train_unigram
+
+    return train_unigram(corpora.load("python-docs")[:30_000], 800, flavour="sentencepiece")
+
+
+@without_a_running_loop
+def test_unigram_rounds_are_all_sent_ahead_and_equal_a_fresh_view(unigram_trace):
+    """The UnigramExplorer (issue 20): after showing a round, idle time sends every other round
+    (nearest first), so a jump of its slider never waits for the kernel; what the page keeps for
+    round k is what an explorer shows at round k, lattice included."""
+    from bpe_viz.widgets import UnigramExplorer
+
+    last = len(unigram_trace) - 1
+    assert last >= 2
+    ex = UnigramExplorer(unigram_trace, word="tokenizer")
+    sent = Sent(ex._pane)
+
+    async def show_then_idle():
+        ex.step = 1
+        await asyncio.sleep(0.5 + 0.05 * last)
+
+    asyncio.run(show_then_idle())
+    ahead = [k for _g, k, _h in sent]
+    # (round 0 was shown, so sent, when the explorer was made)
+    assert sorted(ahead) == list(range(2, last + 1)) and ahead[0] == 2
+    for _g, k, html in sent:
+        fresh = UnigramExplorer(unigram_trace, word="tokenizer")
+        fresh.step = k
+        assert html == fresh._pane.html and f"Round {k} of {last}" in html and "at round" in html
+        assert fresh.lattice_html in html and fresh._chart_view.value in html
+
+
+@without_a_running_loop
+def test_unigram_word_and_size_start_a_new_generation(unigram_trace):
+    from bpe_viz.widgets import UnigramExplorer
+
+    ex = UnigramExplorer(unigram_trace, word="tokenizer")
+    sent = Sent(ex._pane)
+    ex._send_step(1)
+    before, html = ex._pane.generation, sent[-1][2]
+    ex.word = "function"
+    assert ex._pane.generation == before + 1 and "function" in ex._pane.html and not ex._pane.has(1)
+    ex._send_step(1)
+    assert sent[-1][2] != html and "function" in sent[-1][2]
+    ex.size = PROJECTOR
+    assert ex._pane.generation == before + 2
+    ex.word = "two words"  # a readable message in the lattice's place; the rounds still show
+    assert "one word" in ex.lattice_html and "bpe-error" in ex._pane.html and "Round 0 of" in ex._pane.html

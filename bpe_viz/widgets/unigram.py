@@ -31,7 +31,9 @@ from ..view import (error_html, figure_png, lattice_html, loss_svg, mark_round, 
 from .controls import NumberBox, options_with
 from .explorer import CHART_DPI
 from .inputs import check_count, parse_count
+from .step_pane import StepCache, StepPane, ViewPart
 from .training import TrainingExplorer
+from .warm import Warmer
 
 __all__ = ["UnigramExplorer", "FLAVOUR_CHOICES", "MAX_VOCAB_SIZE", "parse_vocab_size", "check_vocab_size"]
 
@@ -45,6 +47,11 @@ FLAVOUR_CHOICES = tuple(
 
 #: The largest vocabulary an explorer trains.
 MAX_VOCAB_SIZE = 20_000
+
+#: how many rounds besides the one shown are sent to the page ahead of need (all of them, for
+#: every training run but the longest: the sentencepiece flavour on the docs at 4,000 pieces has
+#: 3 rounds, the Hugging Face course's 10% a round a few dozen)
+WARM = 64
 
 
 def parse_vocab_size(text) -> int:
@@ -106,6 +113,9 @@ class UnigramExplorer(TrainingExplorer):
         super().__init__()
         self._hold = True
         self._setup_common(size)
+        self._warmer = Warmer(self._send_step)  # sends the other rounds ahead when the kernel is idle
+        self._pane = StepPane(want=self._asked_for)  # before the slider: they are linked
+        self._steps = StepCache()
         self.trace = None
         self._fig = None
         self._loss_drawn = None
@@ -135,8 +145,7 @@ class UnigramExplorer(TrainingExplorer):
         # -- wiring: these retrain; step / size / word only re-read the trace --
         self._wire_training()
         self.observe(lambda _c: self._retrain_soon(), ["vocab_size", "flavour"])
-        self.observe(lambda _c: self._render(), ["step", "size"])
-        self.observe(lambda _c: self._render_lattice(), "word")
+        self.observe(lambda _c: self._render(), ["step", "size", "word"])
 
         self._hold = False
         if self._vocab_error is not None:
@@ -168,14 +177,14 @@ class UnigramExplorer(TrainingExplorer):
         return step_row
 
     def _make_view(self):
-        """The round's header, its charts, its Δloss table, the word box and the word's lattice."""
-        self._header = widgets.HTML()
+        """The word box, then the round: its header, its charts, its Δloss table and the word's
+        lattice, the parts of a round shown together by one StepPane (issue 20: the page keeps
+        every round it was sent, so a jump of the slider shows one without asking the kernel)."""
         # the charts as inline SVG: written in a millisecond per step (matplotlib's PNG took
         # hundreds); chart_png and save("x.png") still draw them with matplotlib
-        self._chart_view = widgets.HTML(layout=widgets.Layout(max_width="100%"))
-        self._table_view = widgets.HTML()
-        self._lattice_view = widgets.HTML()
-        self._view.children = [self._header, self._chart_view, self._table_view, self._word_box, self._lattice_view]
+        self._header, self._chart_view, self._table_view, self._lattice_view = (ViewPart(), ViewPart(), ViewPart(),
+                                                                                ViewPart())
+        self._view.children = [self._word_box, self._pane]
 
     @classmethod
     def from_trace(cls, trace, **kwargs) -> "UnigramExplorer":
@@ -282,34 +291,58 @@ class UnigramExplorer(TrainingExplorer):
         if self._hold or self.trace is None or self._bad_input is not None:
             return
         try:
-            trace, k, size = self.trace, self.step, self.size
-            self._header.value = round_header_html(trace, k, size=size)
-            self._table_view.value = removal_table_html(trace[k], self.max_rows, size=size)
-            self._render_lattice()
-            self._render_chart()
+            k = self.step
+            fresh = self._steps.key != self._step_key()  # a new trace, size or word
+            parts = self._step_parts(k)
         except Exception as exc:
             self._show_error(exc)
             return
+        for part, value in zip((self._header, self._chart_view, self._table_view, self._lattice_view), parts):
+            part.value = value
+        self._pane_show(k, parts, fresh)
         self._clear_error()
+        # the other rounds, nearest first, sent ahead when the kernel is idle: a training run has
+        # a few rounds to a few dozen (a round costs a few milliseconds), so the page soon has
+        # every one and no move of the slider waits for the kernel
+        last = len(self.trace) - 1
+        self._warmer.after_step(sorted((j for j in range(last + 1) if j != k), key=lambda j: (abs(j - k), j))[:WARM])
 
-    def _render_lattice(self):
-        if self._hold or self.trace is None:
-            return
+    def _step_key(self):
+        """What every round's HTML depends on besides the round: a change renders every one anew."""
+        return (id(self.trace), self.size, self.word.strip(), self.max_rows, self.top, self.max_paths)
+
+    def _step_parts(self, k: int) -> tuple[str, str, str, str]:
+        """The HTML of round ``k``'s parts (header, charts, Δloss table, the word's lattice), kept
+        for the rounds last rendered."""
+        self._steps.for_(self._step_key())
+        parts = self._steps.get(k)
+        if parts is not None:
+            return parts
+        trace, size = self.trace, self.size
+        header = round_header_html(trace, k, size=size)
+        table = removal_table_html(trace[k], self.max_rows, size=size)
+        chart = ('<div class="bpe-charts" style="display:flex;flex-wrap:wrap;align-items:flex-start;gap:0.5em">'
+                 + piece_probabilities_svg(trace[k], top=self.top, size=size) + loss_svg(trace, k, size=size)
+                 + "</div>")
+        parts = (header, chart, table, self._lattice_part(k))
+        self._steps.put(k, parts)
+        return parts
+
+    def _lattice_part(self, k: int) -> str:
+        """The typed word's lattice at round ``k`` (a message when there is no word, a readable
+        error when it cannot be cut)."""
         word = self.word.strip()
         if not word:
-            self._lattice_view.value = message_html("Type a word above to see every way to cut it.", size=self.size)
-            return
+            return message_html("Type a word above to see every way to cut it.", size=self.size)
         try:
-            self._lattice_view.value = lattice_html(self.trace, word, self.step, max_paths=self.max_paths,
-                                                    size=self.size)
+            return lattice_html(self.trace, word, k, max_paths=self.max_paths, size=self.size)
         except (ValueError, TypeError) as exc:
-            self._lattice_view.value = error_html(exc, title="No lattice for this word", size=self.size)
+            return error_html(exc, title="No lattice for this word", size=self.size)
 
-    def _render_chart(self):
-        trace, k, size = self.trace, self.step, self.size
-        self._chart_view.value = (
-            '<div class="bpe-charts" style="display:flex;flex-wrap:wrap;align-items:flex-start;gap:0.5em">'
-            + piece_probabilities_svg(trace[k], top=self.top, size=size) + loss_svg(trace, k, size=size) + "</div>")
+    @staticmethod
+    def _compose(parts) -> str:
+        header, chart, table, lattice = parts
+        return header + f'<div style="max-width:100%;overflow-x:auto">{chart}</div>' + table + lattice
 
     def _chart_png(self) -> bytes:
         """Both charts of this round drawn by matplotlib, as PNG bytes; drawn when asked for
