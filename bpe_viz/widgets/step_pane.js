@@ -153,11 +153,24 @@ export default {
       if (shown !== k) {
         STATS.shown += 1;
         note("shown", step);
+        if (shownGeneration !== model.get("generation")) {
+          el.style.minHeight = ""; // (a new size, chart or sentence: the steps' heights start again)
+          shownGeneration = model.get("generation");
+        }
         el.innerHTML = html;
         el.setAttribute("data-bpe-step", String(step));
         shown = k;
       }
     };
+    // The pane never shrinks while its steps are the same kind (issue 20): a step shorter than
+    // the one before kept the page below it moving up and down as the slider moved, and made
+    // JupyterLab lay out the whole notebook again on every step (its cells watch their heights).
+    let shownGeneration = null;
+    const grow = new ResizeObserver(() => {
+      const h = el.getBoundingClientRect().height;
+      if (h > (parseFloat(el.style.minHeight) || 0)) el.style.minHeight = `${h}px`;
+    });
+    grow.observe(el);
     // subtle: the model's own change:html listener (initialize) runs first, so the step it
     // brings is kept before show looks for it
     const onChange = () => show();
@@ -197,6 +210,7 @@ export default {
       clearTimeout(timer);
       clearTimeout(retry);
       document.removeEventListener("pointermove", onPointer, true);
+      grow.disconnect();
       pane.views.delete(show);
       model.off("change:step", onChange);
       model.off("change:generation", onChange);

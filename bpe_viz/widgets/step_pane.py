@@ -113,7 +113,9 @@ class StepPane(anywidget.AnyWidget):
     """
 
     _esm = (Path(__file__).with_name("step_pane.js")).read_text(encoding="utf-8")
-    _css = ".bpe-step-pane[aria-busy=true] { opacity: 0.85; }"
+    # (a step on its way shows as a busy pointer: a change of opacity made the browser paint the
+    # whole pane twice per jump, before and after the step came)
+    _css = ".bpe-step-pane[aria-busy=true] { cursor: progress; }"
 
     pane_id = traitlets.Unicode("").tag(sync=True)
     #: the step the page shows: set in the page by the explorer's slider (``jsdlink``), never

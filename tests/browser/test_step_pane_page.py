@@ -162,3 +162,22 @@ def test_a_resting_pointer_asks_a_dragging_one_does_not(page):
         page.wait_for_timeout(60)  # (longer than the 40 ms a pointer must rest)
     page.mouse.up()
     assert len(wants(page)) == 1
+
+
+def test_the_pane_does_not_shrink_within_a_generation(page):
+    """A shorter step keeps the pane's height (the page below does not move up and down as the
+    slider moves, and JupyterLab does not lay the notebook out again); a new generation (a new
+    size, chart, sentence...) starts from its own steps' heights."""
+    send = """([g, steps]) => pane.model.emit("msg:custom", {kind: "steps", generation: g, steps})"""
+    tall, short = '<div style="height:300px">tall</div>', '<div style="height:20px">short</div>'
+    page.evaluate(send, [1, [[10, tall], [11, short]]])
+    height = "() => pane.el.getBoundingClientRect().height"
+    page.evaluate("pane.model.set('step', 10)")
+    page.wait_for_function("pane.el.style.minHeight === '300px'")
+    page.evaluate("pane.model.set('step', 11)")
+    page.wait_for_timeout(50)
+    assert page.evaluate("pane.el.textContent") == "short" and page.evaluate(height) == 300
+    page.evaluate(send, [2, [[11, short]]])
+    page.evaluate("pane.model.set('generation', 2)")
+    page.wait_for_function("pane.el.getBoundingClientRect().height === 20")
+    assert page.evaluate("pane.el.textContent") == "short" and wants(page) == []
