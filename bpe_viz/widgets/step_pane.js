@@ -66,14 +66,19 @@ function keepCurrent(model, pane) {
 
 // The slider is on a step the page lacks: ask the kernel for it, unless a step is out already
 // (its answer, or its patience running out, asks for whatever step the slider is on by then).
-function ask(model, pane) {
+//
+// ``atOnce``: the drag has ended (its button let go), so the slider's step is the one wanted: it is
+// asked for at once, even while another is out. The kernel renders it next, instead of a round
+// trip later, once the answer of the step the drag passed has come back to the page.
+function ask(model, pane, atOnce = false) {
   const g = model.get("generation");
   const step = model.get("step");
   const k = key(g, step);
   const now = performance.now();
   // (one asked for in an older generation is not waited for: the kernel does not answer it)
   const out = pane.out !== null && pane.out.k.startsWith(`${g}:`) ? pane.out : null;
-  if (out !== null && now - out.t <= patience(pane)) {
+  if (out !== null && out.k === k && atOnce) return; // (on its way already)
+  if (out !== null && now - out.t <= patience(pane) && !atOnce) {
     if (out.k !== k) {
       STATS.passed += 1; // (the slider passes it; asked for only if it is still there later)
       note("passed", step);
@@ -81,7 +86,7 @@ function ask(model, pane) {
     return;
   }
   pane.out = { k, t: now };
-  if (pane.hovered.has(k) && out === null) return; // on its way (a pointer rested over it)
+  if (pane.hovered.has(k) && (out === null || atOnce)) return; // on its way (a pointer rested over it)
   STATS.asked += 1;
   note("asked", step);
   model.send({ kind: "want", generation: g, step: step });
@@ -206,7 +211,25 @@ export default {
       }, HOVER_MS);
     };
     document.addEventListener("pointermove", onPointer, true);
+    // a drag of this explorer's step slider: when its button is let go, the step it ended on is
+    // asked for at once if the page lacks it (issue 20: the last step of a drag waited a round trip)
+    let dragging = false;
+    const onDown = (event) => {
+      const explorer = el.closest(".bpe-explorer");
+      const slider = event.target.closest && event.target.closest(".widget-slider");
+      dragging = Boolean(explorer && slider && slider.closest(".bpe-explorer") === explorer);
+    };
+    const onUp = () => {
+      if (!dragging) return;
+      dragging = false;
+      const k = key(model.get("generation"), model.get("step"));
+      if (!pane.steps.has(k)) ask(model, pane, true);
+    };
+    document.addEventListener("pointerdown", onDown, true);
+    document.addEventListener("pointerup", onUp, true);
     return () => {
+      document.removeEventListener("pointerdown", onDown, true);
+      document.removeEventListener("pointerup", onUp, true);
       clearTimeout(timer);
       clearTimeout(retry);
       document.removeEventListener("pointermove", onPointer, true);

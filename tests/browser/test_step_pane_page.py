@@ -181,3 +181,21 @@ def test_the_pane_does_not_shrink_within_a_generation(page):
     page.evaluate("pane.model.set('generation', 2)")
     page.wait_for_function("pane.el.getBoundingClientRect().height === 20")
     assert page.evaluate("pane.el.textContent") == "short" and wants(page) == []
+
+
+def test_the_end_of_a_drag_is_asked_for_at_once(page):
+    """A drag over steps the page lacks, with a step out (asked for, not come: the kernel is
+    busy) when the button is let go: the step the drag ended on is asked for at once, not a
+    round trip after the answer of the step it passed; that answer asks for nothing more."""
+    page.mouse.move(2, 10)
+    page.mouse.down()
+    page.evaluate("pane.kernel.busyUntil = performance.now() + 80")  # (busy with something else)
+    page.evaluate(DRAG, [3, 10])  # steps 1..3 while the button is down: 1 is out
+    page.mouse.up()
+    up = page.evaluate("performance.now()")
+    page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '3'", timeout=5_000)
+    page.wait_for_timeout(RETRY_MS + 100)
+    asked = [(w["step"], w["t"]) for w in wants(page)]
+    assert [k for k, _t in asked] == [1, 3], asked
+    assert asked[1][1] - up < 50, (asked, up)  # at the button's release (else ~150 ms later)
+    assert [s["k"] for s in page.evaluate("pane.shown")] == [0, 3]
