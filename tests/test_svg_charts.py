@@ -226,3 +226,24 @@ def test_warmer_prepares_the_next_steps_in_idle_time():
     fresh = MergeExplorer.from_trace(train_bpe(corpora.load("python-docs"), 300, preset="subword-nmt"))
     fresh.step = 151
     assert ex.view_html == fresh.view_html and live_charts(ex) == live_charts(fresh)
+
+
+def test_pair_charts_write_byte_level_pairs_as_the_tables_do():
+    """A GPT-2-style (byte-level) trace: both pair charts (SVG and matplotlib) name a pair by the
+    text its bytes spell, as the tables do (``␣t``, ``<ed 95>``), never by GPT-2's byte symbols
+    (``Ġt``, ``íķ``)."""
+    from bpe_viz.view.merges.chart_data import chart_token
+
+    trace = train_bpe("the cat sat on the mat 한국어 한국 한", 12, preset="cs336")
+    conv = trace.convention
+    for k in (0, 3, 8):
+        snap = trace[k]
+        ranked = [p for p, _ in snap.top_pairs(8)]
+        want = [f"({chart_token(a, conv)}, {chart_token(b, conv)})" for a, b in ranked]
+        assert any("␣" in w or "<" in w for w in want)  # (the test means something)
+        svg = svg_texts(pair_counts_svg(snap, top=8))
+        assert [t for t in svg if t.startswith("(")][:len(want)] == want
+        ax = plot_pair_counts(snap, top=8)
+        assert pair_labels(ax) == want
+        matplotlib.pyplot.close(ax.figure)
+        assert not any("Ġ" in t or "í" in t for t in svg)

@@ -80,8 +80,9 @@ def plot_pair_counts(snapshot, top: int = 20, ax=None):
     # objects on every redraw, which would cost a slider step more than the whole rest
     ax.set_yticks([])
     label_at = ax.get_yaxis_transform()  # x in axes fractions, y in data units
+    conv = snapshot.trace.convention  # (byte-level pairs as the tables write them, not GPT-2's symbols)
     for i, (p, _) in enumerate(ranked):
-        ax.text(-0.01, i, pair_label(p, cut=True), transform=label_at, ha="right", va="center",
+        ax.text(-0.01, i, pair_label(p, cut=True, convention=conv), transform=label_at, ha="right", va="center",
                 family="monospace", gid="bpe-pair-label", **PLAIN_TEXT)
     ax.set_ylim(len(ranked) - 0.5, -0.5)  # best pair at the top
     ax.set_xlim(0, vmax * 1.3)

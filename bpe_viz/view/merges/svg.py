@@ -70,7 +70,8 @@ def pair_counts_svg(snapshot, top: int = 8, *, size: float = 1.0) -> str:
         body = (svg_text(10, 16, title, size=FS + 1, weight="700")
                 + svg_text(width / 2, 60, "no pairs left: every word is a single symbol", anchor="middle"))
         return svg_chart("pairs", snapshot.step, width, 100, size, title, body)
-    labels = [pair_label(p) for p, _ in ranked]
+    conv = snapshot.trace.convention  # (byte-level pairs as the tables write them, not GPT-2's symbols)
+    labels = [pair_label(p, convention=conv) for p, _ in ranked]
     label_w = min(0.45 * width, 8 + FS * max(width_em(s) for s in labels))
     x0 = 10 + label_w + 6
     bar_h, pitch, top_y = 18.0, 26.0, 34.0
