@@ -509,12 +509,12 @@ def within(got: dict, floor_now) -> bool:
 #: such a test is reported as an expected failure with its figures, and as XPASS once it is met.
 NOT_YET = {
     ("MergeExplorer", "jump"): "a click with no pointer resting first lands on a step the page was never "
-                               "sent: a round trip to the kernel (the floor's 60-80 ms) plus the kernel "
-                               "rendering that step (25-150 ms of CPU on this trace, median ~45: rebuilding "
-                               "the state, ranking the top and tied pairs, encoding the sentence); issue 20 "
-                               "wants it rendered in the page from compact per-step data",
-    ("CompareExplorer", "jump"): "as the stepper's, and the kernel's render of a step is 60-100 ms here (two "
-                                 "traces' 'first pair met' ties and a chart of ~10,000 pairs)",
+                               "sent: the floor's round trip (55-65 ms), the kernel's render of that step "
+                               "(~20-30 ms of CPU on this trace, 2026-11-26) and the paint of a ~57 KB step "
+                               "(40-70 ms in JupyterLab) add up to 120-200 ms; only a step rendered in the "
+                               "page from compact per-step data (no round trip) can meet 100 ms",
+    ("CompareExplorer", "jump"): "as the stepper's, with a kernel render of ~55 ms of CPU (two traces' tied "
+                                 "pairs and a chart of every pair) and a ~65-85 KB step to paint",
 }
 
 
