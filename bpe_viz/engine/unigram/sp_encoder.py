@@ -3,8 +3,10 @@ word's cut kept for the next time the word comes.
 
 ``EncodeOptimized`` (sentencepiece's ``unigram_model.cc``) runs Viterbi over a whole line,
 storing each position's best score as a 32-bit float, and keeps a candidate only when its
-rounded sum is strictly better (the first found wins a tie). :func:`sp_encode_word` is that loop;
-:func:`sp_encode_line` gives the same cuts for a line of ``▁``-words, faster:
+rounded sum is strictly better (the first found wins a tie). :func:`sp_encode_word` is that loop
+(reading the pieces that end at each position from a trie of the pieces written backwards, the
+one trie this file builds, and keeping the same candidates); :func:`sp_encode_line` gives the same
+cuts for a line of ``▁``-words, faster:
 
 * no piece holds ``▁`` after its first character (true of every trained model), so no lattice
   node crosses the ``▁`` a word starts with: every path passes there, and the line's best cut
@@ -23,7 +25,9 @@ rounded sum is strictly better (the first found wins a tie). :func:`sp_encode_wo
 of lines) does that for many lines at once: each distinct word cut once (sorted, so a word reuses
 the Viterbi figures of the prefix it shares with the one before); a word whose margin holds for
 any running score the heaviest line can reach is taken from its cached cut, and only the lines
-holding another word are looked at closer.
+holding another word are looked at closer. :func:`sp_encode_text` does it for a whole text (what
+``encode`` calls), bounding every line by the longest line's characters instead of adding up
+each word.
 
 The cache is per model (a round's piece dict, the last :data:`MODELS_KEPT` used) and bounded
 (:data:`WORDS_KEPT` words, :data:`CHARS_KEPT` characters, none over :data:`LONGEST_CACHED`);
@@ -45,12 +49,13 @@ import math
 from array import array
 from bisect import bisect_right
 from itertools import accumulate, chain, compress, count, islice, repeat
-from operator import gt, itemgetter, sub
+from operator import gt, is_, itemgetter, sub
 
+from ..text.pretokenize import SentencePieceSpace
 from ..text.scripts import MARK
 
 __all__ = ["MODELS_KEPT", "WORDS_KEPT", "CHARS_KEPT", "LONGEST_CACHED", "sp_encode_word", "sp_encode_line",
-           "sp_encode_lines", "sp_encode_words", "clear_sp_encode_cache"]
+           "sp_encode_lines", "sp_encode_words", "sp_encode_text", "clear_sp_encode_cache"]
 
 MODELS_KEPT = 4  # piece dicts whose tables (and word caches) are kept
 WORDS_KEPT = 1 << 14  # words cached per model, at most (then its cache starts afresh) ...
@@ -78,20 +83,20 @@ def _trie(items) -> dict:
 
 
 class _Model:
-    """What encoding with one piece dict needs: the pieces as a trie (:func:`_trie`; ``rtrie``:
-    each piece read backwards), the longest piece, whether words cut apart (no piece holds an
-    inner ``▁``), the largest ``|score|``, and the cached words (``(unk, maxlen)`` they were cut
-    with)."""
+    """What encoding with one piece dict needs: the pieces read backwards as a trie (:func:`_trie`:
+    the pieces ending at a position, shortest first), the longest piece, whether words cut apart
+    (no piece holds an inner ``▁``), the largest ``|score|``, whether no score is positive, and the
+    cached words (``(unk, maxlen)`` they were cut with)."""
 
-    __slots__ = ("scores", "size", "trie", "rtrie", "longest", "apart", "largest", "words", "chars", "key")
+    __slots__ = ("scores", "size", "rtrie", "longest", "apart", "largest", "nonpositive", "words", "chars", "key")
 
     def __init__(self, scores: dict):
         self.scores, self.size = scores, len(scores)
-        self.trie = _trie(scores.items())
         self.rtrie = _trie((p[::-1], sc) for p, sc in scores.items())
         self.longest = max(map(len, scores), default=0)
-        self.apart = not any(MARK in p[1:] for p in scores)
+        self.apart = not any(p.find(MARK, 1) > 0 for p in scores)
         self.largest = max(map(abs, scores.values()), default=0.0)
+        self.nonpositive = not any(map((0.0).__lt__, scores.values()))
         self.words: dict = {}
         self.chars = 0
         self.key = None
@@ -102,6 +107,16 @@ class _Model:
             self.words.clear()
             self.chars, self.key = 0, (unk, maxlen)
         return self.words
+
+    def keep_all(self, cuts: dict) -> None:
+        """Cache each of ``cuts`` (word -> cut): at once when they all fit, else one by one."""
+        chars = sum(map(len, cuts))
+        if len(self.words) + len(cuts) <= WORDS_KEPT and self.chars + chars <= CHARS_KEPT:
+            self.words.update(cuts)
+            self.chars += chars
+        else:
+            for w, cut in cuts.items():
+                self.keep(w, cut)
 
     def keep(self, word: str, cut: tuple) -> None:
         """Cache ``word``'s cut, starting afresh when the cache is full."""
@@ -147,38 +162,34 @@ def _pieces(word, back, isunk) -> tuple:
     return tuple(out)
 
 
-def _viterbi32(word, trie, maxlen, unk, start=0.0):
+def _viterbi32(word, rtrie, maxlen, unk, start=0.0):
     """SentencePiece's Viterbi over ``word`` from the running score ``start`` (a 32-bit value):
-    (pieces, the 32-bit score at the end). ``trie``: :attr:`_Model.trie`. A candidate is rounded
-    to 32 bits only when its 64-bit sum beats the best so far (rounding never moves a sum past a
-    32-bit value)."""
+    (pieces, the 32-bit score at the end). ``rtrie``: :attr:`_Model.rtrie`, the pieces ending at
+    each position read backwards. Each candidate is rounded to 32 bits; the best kept is the
+    first found going forward (the nearest start back, ``>=`` keeping the farthest of equals),
+    and the unknown node only when strictly better, as ``EncodeOptimized`` keeps them."""
     n = len(word)
-    best = [None] * (n + 1)
+    best = [start] * (n + 1)
     back = [0] * (n + 1)
     isunk = [False] * (n + 1)
-    best[0] = start
     F = array("f", [0.0])  # a 32-bit float cell: sums round as the C++ rounds them
-    for s in range(n):
-        base = best[s]
-        hit = trie.get(word[s])
-        e, top = s + 1, (s + maxlen if s + maxlen < n else n)
-        if hit is None or hit[0] is None:  # no single-character piece: the unknown node first
-            F[0] = unk + base
-            cur = best[e]
-            if cur is None or F[0] > cur:
-                best[e], back[e], isunk[e] = F[0], s, True
-        while hit is not None:  # the pieces starting at s, shortest first
+    for e in range(1, n + 1):
+        s = e - 1
+        hit = rtrie.get(word[s])
+        unknown = hit is None or hit[0] is None  # no single-character piece: the unknown node
+        F[0] = (unk if unknown else hit[0]) + best[s]
+        cur, at = F[0], s
+        t = {} if hit is None else hit[1]
+        for s in range(e - 2, (e - maxlen if e > maxlen else 0) - 1, -1):  # the longer pieces
+            hit = t.get(word[s])
+            if hit is None:
+                break
             sc, t = hit
             if sc is not None:
-                cur = best[e]
-                if cur is None or sc + base > cur:
-                    F[0] = sc + base
-                    if cur is None or F[0] > cur:
-                        best[e], back[e], isunk[e] = F[0], s, False
-            if e >= top:
-                break
-            hit = t.get(word[e])
-            e += 1
+                F[0] = sc + best[s]
+                if F[0] >= cur:
+                    cur, at, unknown = F[0], s, False
+        best[e], back[e], isunk[e] = cur, at, unknown
     return _pieces(word, back, isunk), best[n]
 
 
@@ -192,14 +203,15 @@ def sp_encode_word(word, scores, maxlen, unk):
         >>> sp_encode_word("hugz", {"h": -3.0, "u": -3.0, "g": -3.0, "hu": -2.5, "ug": -2.5}, 2, -13.0)
         ('h', 'ug', 'z')
     """
-    return _viterbi32(word, _model(scores).trie, maxlen, unk)[0]
+    return _viterbi32(word, _model(scores).rtrie, maxlen, unk)[0]
 
 
-def _two_best(words, rtrie, maxlen, unk, largest):
+def _two_best(words, model, maxlen, unk):
     """Each of ``words`` (sorted) -> its best cut from 0 in 64 bits, for the cache: (pieces, the
-    scores its nodes add in order, ``limit``, their ``|score|`` summed): the cut is the line's
+    scores its nodes add in order (``None`` when every node is a piece: their scores, read from
+    the model), ``limit``, ``mass``: at least their ``|score|`` summed): the cut is the line's
     wherever the running score ``B`` at the word's start has ``|B| < limit`` (see the module
-    docstring; ``limit`` <= 0 when two cuts tie). ``rtrie``: :attr:`_Model.rtrie`.
+    docstring; ``limit`` <= 0 when two cuts tie). ``model``: a :class:`_Model`.
 
     One Viterbi pass per word keeps, at each position, the best score and the best of the other
     candidates ending there; the gap between the best cut and the second-best is the smallest
@@ -209,48 +221,65 @@ def _two_best(words, rtrie, maxlen, unk, largest):
     prefix it shares with the word before. The candidates ending at a position come from the
     nearest start back, and ``>=`` keeps the farthest of equals: the first found going forward,
     as :func:`_viterbi32` keeps it."""
-    neg = -math.inf
-    top1, top2, back, node = [0.0], [neg], [0], [None]  # per position: the best path score, the
-    prev, out = "", {}  # best other candidate's, the best path's last node start and score
-    add1, add2, add3, add4 = top1.append, top2.append, back.append, node.append
+    neg, rtrie = -math.inf, model.rtrie
+    size = max(map(len, words), default=0) + 1  # per position: the best path score, the best
+    top1, top2, back = [0.0] * size, [neg] * size, [0] * size  # other candidate's, the best
+    prev, out = "", {}  # path's last node start (~start for the unknown node)
+    big, nonpositive = max(model.largest, abs(unk)), model.nonpositive and unk <= 0
     for word in words:
         keep = 0
         for x, y in zip(prev, word):
             if x != y:
                 break
             keep += 1
-        del top1[keep + 1:], top2[keep + 1:], back[keep + 1:], node[keep + 1:]
         for e in range(keep + 1, len(word) + 1):
             s = e - 1
-            lo = e - maxlen
             hit = rtrie.get(word[s])
-            if hit is None or hit[0] is None:  # no single-character piece: the unknown node
-                best, second, start, last = top1[s] + unk, neg, s, None
-            else:
-                best, second, start, last = top1[s] + hit[0], neg, s, hit[0]
-            while s > 0 and s > lo and hit is not None:  # the longer pieces ending at e
-                s -= 1
-                hit = hit[1].get(word[s])
-                if hit is not None:
-                    sc = hit[0]
-                    if sc is not None:
-                        c = top1[s] + sc
-                        if c >= best:
-                            second, best, start, last = best, c, s, sc
-                        elif c > second:
-                            second = c
-            add1(best)
-            add2(second)
-            add3(start)
-            add4(last)
-        out[word] = _best_path(word, top1, top2, back, node, unk, largest)
+            if hit is None:  # no piece ends with this character: the unknown node alone
+                top1[e], top2[e], back[e] = top1[s] + unk, neg, ~s
+                continue
+            sc, t = hit  # no single-character piece (sc is None): the unknown node first
+            best, second, start = (top1[s] + unk, neg, ~s) if sc is None else (top1[s] + sc, neg, s)
+            for s in range(e - 2, (e - maxlen if e > maxlen else 0) - 1, -1):  # longer pieces
+                hit = t.get(word[s])
+                if hit is None:
+                    break
+                sc, t = hit
+                if sc is not None:
+                    c = top1[s] + sc
+                    if c >= best:
+                        second, best, start = best, c, s
+                    elif c > second:
+                        second = c
+            top1[e], top2[e], back[e] = best, second, start
+        out[word] = _best_path(word, top1, top2, back, model.scores, unk, big, nonpositive)
         prev = word
     return out
 
 
-def _best_path(word, top1, top2, back, node, unk, largest):
-    """(pieces, steps, limit, mass: the sum of the steps' ``|score|``) from :func:`_two_best`'s
-    figures for ``word``."""
+def _best_path(word, top1, top2, back, scores, unk, big, nonpositive):
+    """(pieces, None, limit, mass) from :func:`_two_best`'s figures for ``word`` (its tables,
+    ``big``: the largest ``|score|``, ``unk``'s included); with no score above 0 the mass is the
+    path's score negated, else ``len(word) * big`` bounds it. A path through an unknown character
+    is read by :func:`_unknown_path`."""
+    e = n = len(word)
+    gap, out = math.inf, []
+    while e:
+        d = top1[e] - top2[e]
+        if d < gap:
+            gap = d
+        s = back[e]
+        if s < 0:
+            return _unknown_path(word, top1, top2, back, scores, unk, big)
+        out.append(word[s:e])
+        e = s
+    out.reverse()
+    return tuple(out), None, gap * 2.0 ** 22 / (n or 1) - n * big, -top1[n] if nonpositive else n * big
+
+
+def _unknown_path(word, top1, top2, back, scores, unk, big):
+    """:func:`_best_path` for a path through an unknown character: a run of them is one piece,
+    and the steps (each character ``unk``) are kept."""
     e = n = len(word)
     gap, run, out, steps = math.inf, False, [], []
     while e:
@@ -258,8 +287,8 @@ def _best_path(word, top1, top2, back, node, unk, largest):
         if d < gap:
             gap = d
         s = back[e]
-        sc = node[e]
-        if sc is None:  # an unknown character; a run of them is one piece
+        if s < 0:  # an unknown character; a run of them is one piece
+            s = ~s
             if run:
                 out[-1] = word[s:e] + out[-1]
             else:
@@ -268,13 +297,12 @@ def _best_path(word, top1, top2, back, node, unk, largest):
             steps.append(unk)
         else:
             out.append(word[s:e])
-            steps.append(sc)
+            steps.append(scores[out[-1]])
             run = False
         e = s
     out.reverse()
     steps.reverse()
-    limit = gap * 2.0 ** 22 / (n or 1) - n * max(largest, abs(unk))
-    return tuple(out), tuple(steps), limit, sum(map(abs, steps))
+    return tuple(out), tuple(steps), gap * 2.0 ** 22 / (n or 1) - n * big, sum(map(abs, steps))
 
 
 def _share_out(words, pieces) -> list[tuple]:
@@ -359,10 +387,78 @@ def sp_encode_words(words, ends, scores, maxlen, unk) -> list[tuple]:
         if i >= done:
             line = bisect_right(ends, i)
             a, done = starts[line], ends[line]
-            bound = math.inf if done - a > LINE_WORDS else _line_bound(line_mass[line])
-            if any(w not in hits or hits[w][2] <= bound for w in words[a:done]):
-                out[a:done] = _line_exact(words[a:done], hits, model.trie, maxlen, unk)
+            out[a:done] = _line_cuts(words[a:done], hits, model, maxlen, unk)
     return out
+
+
+def sp_encode_text(text, scores, maxlen, unk) -> tuple[list, list]:
+    """Every line of ``text`` cut as SentencePiece cuts it, split by
+    :meth:`~bpe_viz.engine.text.pretokenize.SentencePieceSpace.flat_words`: (the words without
+    their ``▁`` and a ``"\\n"`` after each line but the last; each one's pieces, ``()`` for a
+    ``"\\n"``). :func:`sp_encode_words` for a whole text, cheaper: each distinct word is cut once
+    and ``▁`` is put only in front of those; a word whose margin holds in a line as long as the
+    text's longest (each node covers a character, so a line of ``n`` characters adds at most ``n
+    + 1`` of them) is taken as cut, and only the lines holding another word are looked at closer.
+
+    Example::
+
+        >>> scores = {"▁": -2.0, "a": -3.0, "b": -3.0, "▁ab": -4.0}
+        >>> sp_encode_text("ab b\\n ab", scores, 3, -13.0)
+        (['ab', 'b', '\\n', 'ab'], [('▁ab',), ('▁', 'b'), (), ('▁ab',)])
+    """
+    tokens = SentencePieceSpace().flat_words(text)
+    model = _model(scores)
+    if not model.apart:
+        return tokens, _tokens_apart(tokens, model, maxlen, unk)
+    plain = list(set(tokens).difference(("\n",)))
+    marked = list(map(MARK.__add__, plain))
+    hits = _distinct_cuts(model, marked, maxlen, unk)
+    chars = max(map(len, text.split("\n"))) + 1  # what a line's "▁"-words add up to, at most
+    top = _line_bound(chars * max(model.largest, abs(unk))) if chars <= 1 << 20 else math.inf
+    safe = {w: h[0] for w, h in zip(plain, map(hits.get, marked)) if h is not None and h[2] > top}
+    safe["\n"] = ()
+    out = list(map(safe.get, tokens))
+    done = 0
+    for i in compress(count(), map(is_, out, repeat(None))):  # a word not safe: its line closer
+        if i >= done:
+            a, done = _line_of(tokens, i)
+            out[a:done] = _line_cuts(list(map(MARK.__add__, tokens[a:done])), hits, model, maxlen, unk)
+    return tokens, out
+
+
+def _line_of(tokens, i) -> tuple[int, int]:
+    """The line holding ``tokens[i]``: (where it starts, where it ends) in ``tokens``."""
+    a = i
+    while a and tokens[a - 1] != "\n":
+        a -= 1
+    try:
+        return a, tokens.index("\n", i)
+    except ValueError:
+        return a, len(tokens)
+
+
+def _tokens_apart(tokens, model, maxlen, unk) -> list[tuple]:
+    """:func:`sp_encode_text`'s cuts when words need not cut apart: each line by
+    :func:`_line_apart`."""
+    out, a = [], 0
+    for b in chain(compress(count(), map("\n".__eq__, tokens)), (len(tokens),)):
+        out.extend(_line_apart(list(map(MARK.__add__, tokens[a:b])), model, maxlen, unk))
+        out.append(())
+        a = b + 1
+    out.pop()
+    return out
+
+
+def _line_cuts(words, hits, model, maxlen, unk) -> list[tuple]:
+    """One line of ``words`` (``▁``-words): their cached cuts when every margin holds for any
+    running score the line can reach (:func:`_line_bound` of its mass), else :func:`_line_exact`."""
+    got = list(map(hits.get, words))
+    if len(words) > LINE_WORDS or any(map(is_, got, repeat(None))):
+        return _line_exact(words, hits, model, maxlen, unk)
+    bound = _line_bound(sum(map(itemgetter(3), got)))
+    if any(h[2] <= bound for h in got):
+        return _line_exact(words, hits, model, maxlen, unk)
+    return list(map(itemgetter(0), got))
 
 
 def _line_apart(words, model, maxlen, unk) -> list[tuple]:
@@ -370,35 +466,33 @@ def _line_apart(words, model, maxlen, unk) -> list[tuple]:
     out (a line whose words, but the first, all start with ``▁`` is cut word by word)."""
     if model.apart and all(map(str.startswith, islice(words, 1, None), repeat(MARK))):
         hits = _distinct_cuts(model, set(words), maxlen, unk)
-        return _line_exact(words, hits, model.trie, maxlen, unk)
-    return _share_out(words, _viterbi32("".join(words), model.trie, maxlen, unk)[0])
+        return _line_exact(words, hits, model, maxlen, unk)
+    return _share_out(words, _viterbi32("".join(words), model.rtrie, maxlen, unk)[0])
 
 
 def _line_bound(mass: float) -> float:
-    """A bound on ``|B|`` anywhere in a line of at most :data:`LINE_WORDS` words whose nodes'
-    ``|score|`` add up to ``mass``: every 32-bit sum of ``k <= LINE_WORDS * LONGEST_CACHED <=
-    2**20`` terms is within ``(1 + 2**-24 + 2**-53)**k - 1 < 0.07`` of ``mass``, relatively."""
+    """A bound on ``|B|`` anywhere in a line of at most ``2**20`` nodes (:data:`LINE_WORDS` words
+    of at most :data:`LONGEST_CACHED` characters, or ``2**20`` characters) whose ``|score|`` add up
+    to ``mass``: every 32-bit sum of ``k <= 2**20`` terms is within ``(1 + 2**-24 + 2**-53)**k - 1
+    < 0.07`` of ``mass``, relatively."""
     return (mass + 1.0) * 1.125  # 1.0: the prefix sums' own rounding, many times over
 
 
-def _distinct_cuts(model, words: set, maxlen, unk) -> dict:
+def _distinct_cuts(model, words, maxlen, unk) -> dict:
     """word -> (pieces, steps, limit, mass) (:func:`_two_best`, through the model's cache) for each
-    of ``words`` up to :data:`LONGEST_CACHED` characters."""
+    of ``words`` (distinct) up to :data:`LONGEST_CACHED` characters."""
     cache = model.cache(unk, maxlen)
-    hits, new = {}, []
-    for w in words:
-        if len(w) <= LONGEST_CACHED:
-            hit = hits[w] = cache.get(w)
-            if hit is None:
-                new.append(w)
-    new.sort()  # neighbours share prefixes
-    for w, hit in _two_best(new, model.rtrie, maxlen, unk, model.largest).items():
-        hits[w] = hit
-        model.keep(w, hit)
+    words = [w for w in words if len(w) <= LONGEST_CACHED]
+    got = list(map(cache.get, words))
+    hits = dict(zip(words, got))
+    new = sorted(compress(words, map(is_, got, repeat(None))))  # sorted: neighbours share prefixes
+    cut = _two_best(new, model, maxlen, unk)
+    hits.update(cut)
+    model.keep_all(cut)
     return hits
 
 
-def _line_exact(words, hits, trie, maxlen, unk) -> list[tuple]:
+def _line_exact(words, hits, model, maxlen, unk) -> list[tuple]:
     """One line word by word: a cached cut where its margin holds at the running 32-bit score,
     else Viterbi from that score (``hits``: :func:`_distinct_cuts`)."""
     out = []
@@ -406,10 +500,10 @@ def _line_exact(words, hits, trie, maxlen, unk) -> list[tuple]:
     for w in words:
         hit = hits.get(w)
         if hit is not None and abs(F[0]) < hit[2]:
-            for sc in hit[1]:
+            for sc in map(model.scores.__getitem__, hit[0]) if hit[1] is None else hit[1]:
                 F[0] += sc
             out.append(hit[0])
         else:
-            pieces, F[0] = _viterbi32(w, trie, maxlen, unk, F[0])
+            pieces, F[0] = _viterbi32(w, model.rtrie, maxlen, unk, F[0])
             out.append(pieces)
     return out

@@ -30,7 +30,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, count, repeat
+from itertools import chain, compress, count, repeat
 from operator import add, itemgetter
 from typing import NamedTuple
 
@@ -38,7 +38,7 @@ from ..protocol import Tokenizer, check_plain_encode
 from ..text.pretokenize import SentencePieceSpace
 from ..text.scripts import MARK, f32
 from .lattice import UNK_PENALTY, PrefixCuts, best_cut, course_cut
-from .sp_encoder import sp_encode_words
+from .sp_encoder import sp_encode_text
 from .words import metaspace_words
 
 __all__ = ["SP_META", "Removed", "UnigramSnapshot", "UnigramTrace", "UnigramEncoding", "UnigramWalkthrough"]
@@ -280,11 +280,10 @@ class UnigramTrace(Tokenizer):
 
     def _cut_lines(self, text, snap, index) -> UnigramEncoding:
         """``text`` encoded as SentencePiece cuts a whole line at once, its running 32-bit sums
-        carrying across words, which decides exact ties (:func:`~.sp_encoder.sp_encode_words`
+        carrying across words, which decides exact ties (:func:`~.sp_encoder.sp_encode_text`
         gives each word's share)."""
-        words, starts, ends = SentencePieceSpace().split_flat(text, MARK)
-        cuts = sp_encode_words(words, ends, snap.pieces, self._maxlen(snap), self.unk_score(snap))
-        return UnigramEncoding._from_cuts(text, self, snap.round, words, starts, cuts, index)
+        tokens, cuts = sp_encode_text(text, snap.pieces, self._maxlen(snap), self.unk_score(snap))
+        return UnigramEncoding._from_tokens(text, self, snap.round, tokens, cuts, index)
 
     def encode_word(self, word: str, step: int | None = None) -> UnigramWalkthrough:
         """How Viterbi cuts ``word`` at round ``step`` (the last by default): every prefix's best cut."""
@@ -359,21 +358,30 @@ class UnigramEncoding:
         self.ids = list(chain.from_iterable(map(itemgetter(1), entries)))
 
     @classmethod
-    def _from_cuts(cls, text, trace, round_, words, starts, cuts, index) -> UnigramEncoding:
-        """The encoding of ``words`` (each starting with ``▁``, the text's from ``starts``) cut
-        into ``cuts`` (a pieces tuple per word), ids from ``index`` (``<unk>``'s 0 for no piece);
-        the spans are made when first read."""
+    def _from_tokens(cls, text, trace, round_, tokens, cuts, index) -> UnigramEncoding:
+        """The encoding of ``text`` split into ``tokens`` (its words without their ``▁``, a
+        ``"\\n"`` between lines: :meth:`~bpe_viz.engine.text.pretokenize.SentencePieceSpace.flat_words`)
+        cut into ``cuts`` (a pieces tuple per token), ids from ``index`` (``<unk>``'s 0 for no
+        piece); the words and their spans are made when first read."""
         self = cls.__new__(cls)
-        self.text, self.trace, self.num_merges, self.words = text, trace, round_, words
-        self._starts, self._cuts = starts, cuts
+        self.text, self.trace, self.num_merges = text, trace, round_
+        self._tokens, self._token_cuts = tokens, cuts
         self.pieces = list(chain.from_iterable(cuts))
         self.ids = list(map(index.get, self.pieces, repeat(0)))
         return self
 
     # made when first read: most callers want only the pieces or the ids
     @cached_property
+    def words(self) -> list[str]:
+        return list(map(MARK.__add__, compress(self._tokens, map("\n".__ne__, self._tokens))))
+
+    @cached_property
+    def _cuts(self) -> list[tuple]:
+        return list(compress(self._token_cuts, map("\n".__ne__, self._tokens)))
+
+    @cached_property
     def word_spans(self) -> list[tuple[int, int]]:
-        starts = self._starts  # each word's span: its characters after the "▁"
+        starts = SentencePieceSpace().split_flat(self.text)[1]  # each word's span: its characters after the "▁"
         return list(zip(starts, map(add, starts, map((-1).__add__, map(len, self.words)))))
 
     @cached_property
