@@ -7,7 +7,9 @@ This file only answers "how is this word cut, given these piece scores": the tra
 * :func:`best_cut`: the exact, readable Viterbi both flavours' encoders agree with (64-bit sums);
 * :func:`course_cut`: the Hugging Face course's ``encode_word`` (lowest ``-log p`` wins);
 * :class:`SPModel` and :func:`sp_two_best`: the lattice sentencepiece's trainer builds (nodes,
-  Viterbi, the two best cuts).
+  Viterbi, the two best cuts), one word at a time, readable;
+* :class:`SPCorpus`: the trainer's whole corpus under one model, walked over every word at once
+  by :mod:`.flat_lattice` (numpy), with the same sums in the same order.
 
 SentencePiece's encoder (32-bit sums, a line at once, each word's cut cached) is
 :mod:`.sp_encoder`.
@@ -21,12 +23,10 @@ Example::
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from itertools import compress
-from operator import itemgetter
 
 from ..text.scripts import f32
+from .flat_lattice import FlatLattices, find_nodes
 
 __all__ = ["UNK_PENALTY", "best_cut", "course_cut", "SPModel", "SPCorpus", "sp_two_best", "PrefixCuts"]
 
@@ -241,44 +241,48 @@ class SPModel:
         return path, best[n]
 
 
-_THIRD = itemgetter(2)
-
-
 class SPCorpus:
     """The trainer's corpus: each ``▁``-word's count and its lattice under the current
     :class:`SPModel`, kept from model to model, and the walks over every lattice:
-    forward-backward (:meth:`expected`) and Viterbi (:meth:`loss`, :meth:`freq`).
+    forward-backward (:meth:`expected`) and Viterbi (:meth:`loss`, :meth:`freq`), run over every
+    word at once by :class:`~.flat_lattice.FlatLattices` (numpy).
 
-    A node is ``(start, end, k, a)``: ``k`` the piece's fixed number (its place among every
-    piece this corpus has seen; ``len(self.pieces)`` for an unknown character), whose score the
-    current model gives; ``a`` the number its counts go to (an unknown character's go to the
-    model's first piece, as the C++ trainer's, whose model has no unknown id). Training only
-    removes pieces, so a new model's lattice is the old one without the removed pieces' nodes;
-    a word holding a character that no piece covers any more (or again) is built afresh. The
-    sums run in the order :meth:`SPModel.viterbi` and the C++ add them.
+    A node is ``(start, end, k)``: ``k`` the piece's fixed number (its place among every piece
+    this corpus has seen; ``len(self.pieces)`` for an unknown character), whose score the
+    current model gives; an unknown character's counts go to the model's first piece, as the
+    C++ trainer's, whose model has no unknown id. Training only removes pieces, so a new model's
+    lattice is the old one without the removed pieces' nodes; a word holding a character that no
+    piece covers any more (or again) is built afresh. The sums run in the order
+    :meth:`SPModel.viterbi` and the C++ add them.
 
     Example::
 
         >>> c = SPCorpus([("▁ab", 2), ("▁a", 1)], SPModel([("▁", -1.0), ("a", -2.0), ("▁a", -2.5)]))
         >>> c.loss(), c.freq()
         (32.5, [2.0, 0.0, 3.0])
+        >>> c.piece_cuts()  # "▁a" beats "▁" + "a" (-3.0), its runner-up: what sp_two_best says
+        ([False, False, False], [None, None, [0, 1]], [-inf, -inf, -3.0])
+        >>> [[nd[2] for nd in cut] for cut in sp_two_best("▁a", c.model)]
+        [[2], [0, 1]]
         >>> c.update(SPModel([("▁a", -1.0), ("a", -2.0)]))  # "▁" and "b" are unknown now
-        >>> c.nodes[0], [round(x, 3) for x in c.expected()]  # their counts go to the first piece
-        ([(0, 2, 2, 2), (0, 1, 3, 2), (1, 2, 1, 1), (2, 3, 3, 2)], [5.0, 0.0])
+        >>> c.word_nodes(0), [round(x, 3) for x in c.expected()]  # their counts go to the first piece
+        ([(0, 2, 2), (0, 1, 3), (1, 2, 1), (2, 3, 3)], [5.0, 0.0])
     """
 
     def __init__(self, corpus, model: SPModel):
         self.words = [w for w, _ in corpus]
         self.counts = [f for _, f in corpus]
         self.chars = set().union(*self.words)
+        self.base = [0]  # where each word's positions start (one more than its length apart)
+        for w in self.words:
+            self.base.append(self.base[-1] + len(w) + 1)
         self.pieces: list[str] = []  # k -> piece
         self.number: dict = {}  # piece -> k
         self.trie: dict = {}  # the pieces seen: a character -> [its k (-1: no piece ends here), what may follow]
         self.live: list = []
         self.missing: set = set()
         self.first = -1  # k of the model's first piece (where unknown characters count)
-        self.nodes: list = []
-        self.piece_nodes: dict = {}  # a piece -> its nodes, no unknown ones, as last built
+        self.flat = None  # every word's nodes (FlatLattices)
         self.update(model)
 
     def _learn(self, pieces) -> bool:
@@ -309,47 +313,62 @@ class SPCorpus:
         live[unk], score[unk] = True, model.unk
         number = self.number
         missing = {c for c in self.chars if c not in number or not live[number[c]]}
-        first = order[0] if order else unk
         back = [k for k in order if k < len(self.live) and not self.live[k]]
-        dead = [k for k, was in enumerate(self.live) if was and not live[k]]
-        # words whose unknown nodes move or change where they count are built afresh
-        touched = missing ^ self.missing if first == self.first else missing | self.missing
-        touched |= {self.pieces[k] for k in back}
+        dead = any(was and not live[k] for k, was in enumerate(self.live))
+        # words whose unknown nodes come or go are built afresh (where they count is read per walk)
+        touched = (missing ^ self.missing) | {self.pieces[k] for k in back}
         self.model, self.live, self.score, self.order = model, live, score, order
         self.position = {k: i for i, k in enumerate(order)}
-        self.missing, self.first = missing, first
-        if grew or back:  # a piece's lattice kept is one without the pieces gone since
-            self.piece_nodes.clear()
-        if grew or any(len(self.pieces[k]) > 1 for k in back) or not self.nodes:
-            self.nodes = [self._build(w) for w in self.words]
+        self.missing, self.first = missing, order[0] if order else unk
+        if grew or any(len(self.pieces[k]) > 1 for k in back) or self.flat is None:
+            everything = self._build_words(range(len(self.words)))
+            self.flat = FlatLattices([len(w) for w in self.words], self.counts, *everything, unk=unk)
             return
-        if not touched and not dead:
-            return
-        out = []
-        for w, nodes in zip(self.words, self.nodes):
-            if touched and not touched.isdisjoint(w):
-                out.append(self._build(w))
-            elif dead:
-                out.append(list(compress(nodes, map(live.__getitem__, map(_THIRD, nodes)))))
-            else:
-                out.append(nodes)
-        self.nodes = out
+        if dead:
+            self.flat.keep(live)
+        if touched:
+            wids = [i for i, w in enumerate(self.words) if not touched.isdisjoint(w)]
+            if wids:
+                self.flat.rebuild(wids, *self._build_words(wids))
 
-    def _build(self, word: str) -> list:
-        """``word``'s nodes under the current model, by start then length."""
-        out = []
+    def _build_words(self, wids):
+        """The nodes of the words ``wids`` (in order) as global start, length, piece number (a
+        word's positions start where :class:`~.flat_lattice.FlatLattices` puts them)."""
+        return self._nodes_of([self.words[i] for i in wids], [self.base[i] for i in wids])
+
+    def _nodes_of(self, strings, offsets=None):
+        """The nodes of these strings under the current model (start, length, piece number; a
+        string's starts from its offset, default one after another, one place apart): many
+        strings at once in numpy, a few in Python."""
+        if offsets is None:
+            offsets = [0]
+            for w in strings[:-1]:
+                offsets.append(offsets[-1] + len(w) + 1)
+        if len(strings) > 64:
+            got = find_nodes(strings, self.pieces, self.live, len(self.pieces), offsets)
+            if got is not None:
+                return got
+        starts, lens, ks = [], [], []
+        for w, base in zip(strings, offsets):
+            self._build(w, base, starts.append, lens.append, ks.append)
+        return starts, lens, ks
+
+    def _build(self, word: str, base: int, put_start, put_len, put_k) -> None:
+        """``word``'s nodes under the current model, by start then length (a start's unknown node
+        last), given to the three ``put_`` functions; ``base``: where the word's positions start."""
         get, live = self.trie.get, self.live
-        unk, first = len(self.pieces), self.first
+        unk = len(self.pieces)
         n = len(word)
         for s in range(n):
+            at = base + s
             hit = get(word[s])
             if hit is None:
-                out.append((s, s + 1, unk, first))
+                put_start(at), put_len(1), put_k(unk)
                 continue
             k, t = hit
             single = k >= 0 and live[k]
             if single:
-                out.append((s, s + 1, k, k))
+                put_start(at), put_len(1), put_k(k)
             e = s + 1
             while e < n:  # the longer pieces starting at s, shortest first
                 hit = t.get(word[e])
@@ -358,20 +377,46 @@ class SPCorpus:
                 e += 1
                 k, t = hit
                 if k >= 0 and live[k]:
-                    out.append((s, e, k, k))
+                    put_start(at), put_len(e - s), put_k(k)
             if not single:
-                out.append((s, s + 1, unk, first))
-        return out
+                put_start(at), put_len(1), put_k(unk)
 
-    def model_nodes(self, word: str) -> list:
-        """``word``'s lattice as :meth:`SPModel.nodes` gives it: ``(start, end, index in the
-        model, score)``. A piece's own lattice is kept (the trainer asks for it every round)."""
-        score, at, live = self.score, self.position, self.live
-        if not self.missing.isdisjoint(word):  # unknown nodes
-            return [(s, e, at[a], score[k]) for s, e, k, a in self._build(word)]
-        kept = self.piece_nodes.get(word)
-        kept = self.piece_nodes[word] = self._build(word) if kept is None else [nd for nd in kept if live[nd[2]]]
-        return [(s, e, at[k], score[k]) for s, e, k, _ in kept]
+    def word_nodes(self, i: int) -> list:
+        """The ``i``-th word's lattice as kept: ``(start, end, k)``, by start then length."""
+        return self.flat.word_nodes(i)
+
+    def piece_cuts(self):
+        """Each model piece's own lattice (``Lattice::NBest(2)`` on the piece's string), in the
+        model's order: ``(splits, alternative, alternative_score)`` lists. ``splits``: the
+        piece's best cut is not the piece itself; ``alternative``: when it is, the model indexes
+        along the best cut without it (``None`` for a character: it has no other cut);
+        ``alternative_score``: that cut's score (-inf: there is none).
+
+        subtle: ``NBest(2)`` keeps two candidates per place, the first of equals first; when the
+        piece itself wins, the runner-up at the end is the first best cut without it, which is
+        Viterbi with the piece's own node left out (the same sums, in the same order)."""
+        pieces = [p for p, _ in self.model.pieces]
+        flat = FlatLattices([len(p) for p in pieces], [1] * len(pieces), *self._nodes_of(pieces), unk=len(self.pieces))
+        whole = flat.ln == flat.wlen[flat.wid]
+        _, back = flat.best_cuts(self.score)
+        splits = (~whole[back[flat.end_pos]]).tolist()
+        best, back = flat.best_cuts(self.score, exclude=whole)
+        alt_score = best[flat.end_pos].tolist()
+        back, gs, ks, starts = back.tolist(), flat.gs.tolist(), flat.k.tolist(), flat.first_pos.tolist()
+        at, unk, first = self.position, len(self.pieces), self.first
+        alternative = []
+        for p, split, e, start in zip(pieces, splits, flat.end_pos.tolist(), starts):
+            if split or len(p) == 1:
+                alternative.append(None)
+                continue
+            path = []
+            while e > start:
+                j = back[e]
+                path.append(at[first if ks[j] == unk else ks[j]])
+                e = gs[j]
+            path.reverse()
+            alternative.append(path)
+        return splits, alternative, alt_score
 
     def _by_model(self, acc) -> list[float]:
         return [acc[k] for k in self.order]
@@ -379,91 +424,16 @@ class SPCorpus:
     def expected(self) -> list[float]:
         """Each piece's expected count (forward-backward over every word, weighted by its count),
         in the model's order."""
-        acc = [0.0] * len(self.score)
-        score = self.score
-        log1p, exp, neg = math.log1p, math.exp, -math.inf
-        for w, f, nodes in zip(self.words, self.counts, self.nodes):
-            n = len(w)
-            alpha = [neg] * (n + 1)
-            alpha[0] = 0.0
-            for s, e, k, _ in nodes:  # logaddexp, cut off at exp(-50) as sentencepiece does
-                x, y = alpha[e], alpha[s] + score[k]
-                if x == neg:  # the first path to e
-                    alpha[e] = y
-                    continue
-                if x < y:
-                    x, y = y, x
-                alpha[e] = x if y == neg or x > y + 50 else x + log1p(exp(y - x))
-            beta = [neg] * (n + 1)
-            beta[n] = 0.0
-            for s, e, k, _ in reversed(nodes):
-                x, y = beta[s], score[k] + beta[e]
-                if x == neg:
-                    beta[s] = y
-                    continue
-                if x < y:
-                    x, y = y, x
-                beta[s] = x if y == neg or x > y + 50 else x + log1p(exp(y - x))
-            z = alpha[n]
-            for s, e, k, a in nodes:
-                acc[a] += f * exp(alpha[s] + score[k] + beta[e] - z)
-        return self._by_model(acc)
-
-    def _best_cuts(self):
-        """Viterbi over every word: (count, nodes, best score per position, the node that ends
-        each position's best cut). Every position is reached (a character no piece covers is an
-        unknown node), so a start's best score is always there."""
-        score = self.score
-        if -math.inf in score:  # a score of -inf (every expected count fell below 0.5)
-            yield from self._best_cuts_careful()
-            return
-        neg = -math.inf
-        for w, f, nodes in zip(self.words, self.counts, self.nodes):
-            best = [neg] * (len(w) + 1)
-            back = [0] * (len(w) + 1)
-            best[0] = 0.0
-            for j, (s, e, k, _) in enumerate(nodes):
-                cand = best[s] + score[k]
-                if cand > best[e]:
-                    best[e], back[e] = cand, j
-            yield f, nodes, best, back
-
-    def _best_cuts_careful(self):
-        """:meth:`_best_cuts` where a sum may be -inf: a position's first candidate always counts."""
-        score = self.score
-        for w, f, nodes in zip(self.words, self.counts, self.nodes):
-            n = len(w)
-            best = [None] * (n + 1)
-            back = [0] * (n + 1)
-            best[0] = 0.0
-            for j, (s, e, k, _) in enumerate(nodes):
-                base = best[s]
-                if base is None:
-                    continue
-                cand = base + score[k]
-                cur = best[e]
-                if cur is None or cand > cur:
-                    best[e], back[e] = cand, j
-            yield f, nodes, best, back
+        return self._by_model(self.flat.expected(self.score, self.first))
 
     def loss(self) -> float:
         """``sum(count * -best score)`` over the words."""
-        total = 0.0
-        for f, _, best, _ in self._best_cuts():
-            total -= f * best[-1]
-        return total
+        return self.flat.loss(self.score)
 
     def freq(self) -> list[float]:
         """How often each piece is on a word's best cut (weighted by the word's count), in the
         model's order."""
-        acc = [0.0] * len(self.score)
-        for f, nodes, best, back in self._best_cuts():
-            n = len(best) - 1
-            while n > 0:
-                node = nodes[back[n]]
-                acc[node[3]] += f
-                n = node[0]
-        return self._by_model(acc)
+        return self._by_model(self.flat.freq(self.score, self.first))
 
 
 def sp_two_best(word, model, nodes=None):

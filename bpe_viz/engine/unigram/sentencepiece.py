@@ -16,7 +16,9 @@ that can never win are dropped, the required characters are put back and the bes
 pieces fill ``vocab_size``; ids are ``<unk> <s> </s>`` then the pieces by score.
 
 Its sibling :mod:`.course` is the Hugging Face course's simpler recipe (no EM, 10 % a round);
-the lattice both walk is :mod:`.lattice` (:class:`~.lattice.SPModel` here).
+the lattice both walk is :mod:`.lattice` (:class:`~.lattice.SPModel` and
+:class:`~.lattice.SPCorpus` here); the seeds are counted in numpy by :mod:`.flat_seeds` (a few
+words, or a hash collision, by :func:`_seed_stats` in Python).
 
 Example::
 
@@ -43,7 +45,8 @@ from ..text.scripts import (
     required_characters,
     script_of,
 )
-from .lattice import SPCorpus, SPModel, sp_two_best
+from .flat_seeds import seed_stats
+from .lattice import SPCorpus, SPModel
 from .trace import SP_META, Removed, UnigramSnapshot
 from .words import sentences as read_sentences
 from .words import word_count_items
@@ -232,19 +235,34 @@ def _seeds(words: tuple[Counter, Counter], last_sentence: str | None, max_len: i
     not all the same. A node ``piece + NUL`` (the piece ends several sentences, one of them the
     last) counts for the piece too, once more (the C++ trims the NUL and adds the counts).
     """
+    inner, last = words
+    vocab = list(inner.keys() | last.keys())
+    ends = [_piece_ends(word, max_len) for word in vocab]
+    got = None
+    if len(vocab) > 64:  # numpy: every substring at once
+        got = seed_stats(vocab, [inner.get(w, 0) for w in vocab], [last.get(w, 0) for w in vocab], ends,
+                         _first_byte(MARK))
+    freq, valid = got if got is not None else _seed_stats(vocab, inner, last, ends)
+    if last_sentence is not None:
+        _count_last_ends(last_sentence, last, valid, freq)
+    ranked = sorted(((p, f32(float(f) * len(p))) for p, f in freq.items() if f >= 2),
+                    key=lambda t: (-t[1], -len(t[0].encode("utf-8", "surrogatepass")), t[0]))
+    return ranked[:seed_size]
+
+
+def _seed_stats(vocab, inner, last, ends):
+    """:func:`~.flat_seeds.seed_stats` in Python, word by word: ``(freq, valid)``."""
     # every sentence is a run of words; a piece never crosses a word's start. A word is read
     # once: after its end comes a ``▁`` (inside a sentence) or a NUL (last), both when it is both
-    inner, last = words
     stats: dict = {}
     get = stats.get
     mark_byte = _first_byte(MARK)
-    for word in inner.keys() | last.keys():
+    for word, word_ends in zip(vocab, ends):
         m_inner, m_last = inner.get(word, 0), last.get(word, 0)
         m = m_inner + m_last
         nexts = [_FIRST_BYTE.get(ch) or _first_byte(ch) for ch in word[1:]]
         nexts.append(mark_byte if m_inner else 0)  # the byte after word[j] is nexts[j]
-        ends = _piece_ends(word, max_len)
-        for i, end in enumerate(ends):
+        for i, end in enumerate(word_ends):
             for j in range(i + 2, end + 1):
                 piece = word[i:j]
                 st = get(piece)
@@ -257,14 +275,9 @@ def _seeds(words: tuple[Counter, Counter], last_sentence: str | None, max_len: i
         if m_inner and m_last:  # the word's ends are followed by both
             n = len(word)
             for i in range(n - 1):
-                if ends[i] == n:
+                if word_ends[i] == n:
                     stats[word[i:]][2] = True
-    freq = {p: st[0] for p, st in stats.items() if st[0] >= 2 and st[2]}
-    if last_sentence is not None:
-        _count_last_ends(last_sentence, last, stats, freq)
-    ranked = sorted(((p, f32(float(f) * len(p))) for p, f in freq.items() if f >= 2),
-                    key=lambda t: (-t[1], -len(t[0].encode("utf-8", "surrogatepass")), t[0]))
-    return ranked[:seed_size]
+    return {p: st[0] for p, st in stats.items() if st[0] >= 2 and st[2]}, stats
 
 
 def _count_last_ends(sentence: str, last_words: Counter, valid, freq: dict) -> None:
@@ -367,9 +380,9 @@ def _final_round(k, lattices, req_counts, vocab_size) -> UnigramSnapshot:
     """The end: drop pieces that can never win, put the required characters back, fill vocab_size."""
     model = lattices.model
     reachable, unreachable = [], []
-    for p, s in model.pieces:
-        path, alt = (None, False) if len(p) == 1 else _unreachable_check(p, s, model, lattices.model_nodes(p))
-        (unreachable if alt else reachable).append((p, s))
+    _, _, alt_scores = lattices.piece_cuts()  # PruneUnreachableSentencePieces: another cut beats the piece
+    for (p, s), alt in zip(model.pieces, alt_scores):
+        (unreachable if len(p) > 1 and alt > s else reachable).append((p, s))
     model = SPModel(reachable)
     final: dict = {}
     penalty = 0.0
@@ -399,17 +412,6 @@ def _final_round(k, lattices, req_counts, vocab_size) -> UnigramSnapshot:
                            note="final: unreachable pieces dropped, required characters back, best scores")
 
 
-def _unreachable_check(piece, score, model, nodes):
-    """Whether another cut of ``piece`` beats the piece itself (``PruneUnreachableSentencePieces``);
-    ``nodes``: its lattice."""
-    me = model.index[piece][0]
-    nodes = [nd for nd in nodes if not (nd[0] == 0 and nd[1] == len(piece) and nd[2] == me)]
-    if len(piece) == 1 or not nodes:
-        return None, False
-    path, alt = model.viterbi(piece, nodes)
-    return path, alt is not None and alt > score
-
-
 def _em_step(lattices):
     """One EM step: expected counts (E), pieces under 0.5 dropped, digamma scores (M); the
     lattices move to the new model, which is returned with the dropped pieces."""
@@ -434,16 +436,8 @@ def _prune(lattices, desired):
     the lattices move to the new model."""
     model = lattices.model
     pieces = model.pieces
-    always_keep = [True] * len(pieces)
-    alternatives: list = [[] for _ in pieces]
-    for i, (p, _) in enumerate(pieces):
-        nb = sp_two_best(p, model, lattices.model_nodes(p))
-        if len(nb) == 1:
-            continue
-        if len(nb[0]) >= 2:
-            always_keep[i] = False
-        elif len(nb[0]) == 1:
-            alternatives[i] = [nd[2] for nd in nb[1]]
+    splits, alternatives, _ = lattices.piece_cuts()  # each piece's two best cuts (NBest(2))
+    always_keep = [not x for x in splits]
     freq = lattices.freq()
     total = f32(sum(freq))
     logsum = f32(math.log(total))
