@@ -19,6 +19,7 @@ from bpe_viz.widgets import CompareExplorer, MergeExplorer
 from bpe_viz.widgets.controls import PROJECTOR
 from bpe_viz.widgets import step_pane
 from bpe_viz.widgets.step_pane import StepCache, StepPane
+from bpe_viz.widgets.warm import Warmer
 
 
 class Sent(list):
@@ -245,3 +246,113 @@ def test_unigram_word_and_size_start_a_new_generation(unigram_trace):
     assert ex._pane.generation == before + 2
     ex.word = "two words"  # a readable message in the lattice's place; the rounds still show
     assert "one word" in ex.lattice_html and "bpe-error" in ex._pane.html and "Round 0 of" in ex._pane.html
+
+
+@without_a_running_loop
+def test_a_step_the_page_has_goes_into_the_state_once_the_kernel_settles():
+    """With a page there (it has asked for a step) and a kernel's loop running, a step the page
+    was sent is shown there from what it keeps; its HTML goes into the model's state (what a new
+    view and a saved notebook show) SETTLE seconds later, the latest only (issue 20: the same
+    57-87 kB again slowed the paint of a jump, and went out for every step of a drag)."""
+    pane = StepPane(want=lambda k: pane.push(k, f"<p>{k}</p>"))
+    sent = Sent(pane)
+    pane.set_step(0, "<p>0</p>")
+
+    async def page_then_idle():
+        pane.push(3, "<p>3</p>")
+        pane.set_step(3, "<p>3</p>")  # no page yet (a notebook run by nbconvert): written at once
+        assert (pane.html_step, pane.html) == (3, "<p>3</p>")
+        pane._on_msg(pane, {"kind": "want", "generation": pane.generation, "step": 7}, [])  # a jump
+        await asyncio.sleep(0)
+        pane.set_step(7, "<p>7</p>")  # then the slider's value comes: the page has step 7
+        assert (pane.html_step, pane.html) == (3, "<p>3</p>")
+        pane.set_step(9, "<p>9</p>")  # a step the page lacks: at once
+        assert (pane.html_step, pane.html) == (9, "<p>9</p>")
+        pane.push(10, "<p>10</p>")
+        pane.set_step(10, "<p>10</p>")
+        pane.push(11, "<p>11</p>")
+        pane.set_step(11, "<p>11</p>")
+        assert pane.html_step == 9
+        await asyncio.sleep(pane.SETTLE + 0.1)
+        assert (pane.html_step, pane.html, pane.html_generation) == (11, "<p>11</p>", pane.generation)
+        pane.push(12, "<p>12</p>")
+        pane.set_step(12, "<p>12</p>")
+        pane.new_generation()  # (a new size: the kernel shows a step of the new generation next)
+        await asyncio.sleep(pane.SETTLE + 0.1)
+        assert pane.html_step == 11
+
+    asyncio.run(page_then_idle())
+    assert [k for _, k, _ in sent] == [3, 7, 10, 11, 12]
+
+
+@without_a_running_loop
+def test_after_a_jump_the_next_steps_wait_until_the_page_painted_it():
+    """Steps prepared ahead start Warmer.AFTER_ASKED seconds after the page asked for one it
+    lacked (on two cores, preparing them at once slowed the paint of the jump)."""
+    times = []
+
+    async def jump():
+        loop = asyncio.get_running_loop()
+        warmer = Warmer(lambda k: times.append((k, loop.time())))
+        t0 = loop.time()
+        warmer.asked()
+        warmer.after_step([5, 3])
+        await asyncio.sleep(Warmer.AFTER_ASKED / 2)
+        assert times == []
+        await asyncio.sleep(Warmer.AFTER_ASKED)
+        assert [k for k, _ in times] == [5, 3] and times[0][1] >= t0 + Warmer.AFTER_ASKED - 0.01
+        times.clear()
+        warmer.after_step([6])  # (a step after that: the usual short wait)
+        await asyncio.sleep(Warmer.DELAY + 0.05)
+        assert [k for k, _ in times] == [6]
+
+    asyncio.run(jump())
+
+
+@without_a_running_loop
+@pytest.mark.parametrize("kind", ["merge", "compare"])
+def test_a_step_the_page_moved_to_is_rendered_when_the_slider_settles(docs_trace, kind):
+    """The values a drag passes (the page's slider sets them; the kernel has not rendered them)
+    are rendered only once the slider rests (SETTLE s): the page asks for the step it lacks
+    itself, one at a time. Whatever reads the view meanwhile gets the step the slider is on."""
+    if kind == "merge":
+        ex, fresh = MergeExplorer.from_trace(docs_trace), MergeExplorer.from_trace(docs_trace)
+    else:
+        text = corpora.load("python-docs")
+        pair = train_bpe(text, 60, preset="hf-course"), train_wordpiece(text, 60)
+        ex, fresh = CompareExplorer.from_traces(*pair), CompareExplorer.from_traces(*pair)
+    Sent(ex._pane)
+    rendered = []
+    parts = ex._step_parts
+    ex._step_parts = lambda k: rendered.append(k) or parts(k)
+
+    async def drag():
+        ex._pane._on_msg(ex._pane, {"kind": "want", "generation": ex._pane.generation, "step": 3}, [])
+        await asyncio.sleep(0)  # (a page is there: it asked for step 3, the kernel sent it)
+        assert rendered == [3]
+        for k in (5, 6, 7):  # a drag: the page sends the slider's values
+            ex._slider.set_state({"value": k})
+            assert ex.step == k
+        assert rendered == [3]  # none rendered yet...
+        fresh.step = 7
+        assert ex.view_html == fresh.view_html  # ... but reading the view renders the one it is on
+        assert rendered == [3, 7]
+        await asyncio.sleep(1.0)  # (the steps next to 7 are sent ahead meanwhile)
+        rendered.clear()
+        ex._slider.set_state({"value": 40})
+        await asyncio.sleep(0.05)
+        assert rendered == []
+        ex._slider.set_state({"value": 25})
+        await asyncio.sleep(StepPane.SETTLE + 0.05)  # the slider rests: step 25 rendered, then its neighbours
+        assert rendered[0] == 25 and 40 not in rendered
+        fresh.step = 25
+        assert ex.view_html == fresh.view_html and ex._pane.html_step == 25
+        await asyncio.sleep(1.0)
+        rendered.clear()
+        ex._slider.set_state({"value": 26})  # (sent ahead meanwhile: kept, so shown at once)
+        fresh.step = 26
+        assert rendered == [26] and ex._header.value == fresh._header.value
+        ex.step = 12  # from code: at once
+        assert rendered[-1] == 12
+
+    asyncio.run(drag())

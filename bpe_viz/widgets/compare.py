@@ -177,6 +177,8 @@ class CompareExplorer(TrainingExplorer):
     def _render(self):
         if self._hold or self.trace_bpe is None or self._bad_input is not None:
             return  # (a bad input shows its message until it is fixed, whatever the slider does)
+        if self._render_later():  # (a step the page moved to: rendered when it settles)
+            return
         try:
             k = self.step
             fresh = self._steps.key != self._step_key()  # new traces, or a new size

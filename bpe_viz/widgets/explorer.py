@@ -29,7 +29,7 @@ from ..view import error_html, figure_png, image_html, page_html, svg_charts_as_
 from .controls import PROJECTOR, SIZE_CHOICES, SPEED_CHOICES, options_with
 from .css import controls_css
 from .inputs import plain_text, replace_file, utf8_bytes
-from .step_pane import ViewPart
+from .step_pane import StepSlider, ViewPart
 
 __all__ = ["Explorer", "CHART_DPI"]
 
@@ -251,7 +251,7 @@ class Explorer(widgets.VBox):
         Home/End while ``aria-valuemax`` shows the new one). A new slider has the right range."""
         old, old_links = self._slider, self._slider_links
         value = min(getattr(self, self._step_trait), last)
-        slider = widgets.IntSlider(value=value, min=0, max=last, description=self._step_desc,
+        slider = StepSlider(value=value, min=0, max=last, description=self._step_desc,
                                    continuous_update=True, disabled=self._bad_input is not None,
                                    layout=widgets.Layout(width=self._slider_width()))
         self._slider = slider
@@ -310,33 +310,9 @@ class Explorer(widgets.VBox):
         if not on and getattr(self, "_play", None) is not None:
             self._play.playing = False
 
-    # -- the step pane (MergeExplorer, CompareExplorer): steps kept in the page -----------------
-    # A subclass with a ``_pane`` (StepPane), ``_steps`` (StepCache) and ``_warmer`` provides
-    # _step_key(), _step_parts(k) and _compose(parts) (and _last_step()); see widgets/step_pane.py.
-
-    def _pane_show(self, k: int, parts, fresh: bool):
-        """Step ``k`` (its ``parts``) is the one shown now; ``fresh``: every step the page kept is
-        out of date (a new trace, size, chart...)."""
-        with self._pane.hold_sync():
-            if fresh or self._pane.generation == 0:
-                self._pane.new_generation()
-            self._pane.set_step(k, self._compose(parts))
-
-    def _asked_for(self, k: int):
-        """The page asks for step ``k`` (the slider is there, or a pointer rests over it): send
-        it now; the steps being sent ahead around the last step can wait (a new step starts them
-        again)."""
-        self._warmer.cancel()
-        self._send_step(k)
-
-    def _send_step(self, k: int):
-        """Send step ``k`` to the page ahead of need (or because the page asked for it)."""
-        last = self._last_step()
-        if self._hold or last is None or self._bad_input is not None or not 0 <= k <= last:
-            return
-        if self._steps.key != self._step_key() or self._pane.has(k):
-            return
-        self._pane.push(k, self._compose(self._step_parts(k)))
+    def _settle(self):
+        """A render that waits for the page's slider to settle, done now (before the view is
+        read): see :class:`~bpe_viz.widgets.paned.PanedExplorer`; none here."""
 
     # -- errors -------------------------------------------------------------------------------
     def _show_error(self, exc, title="This needs a fix", *, blocking: bool = False):
@@ -370,6 +346,7 @@ class Explorer(widgets.VBox):
     @property
     def error(self) -> str | None:
         """The message shown instead of the view, or ``None`` when the view is shown."""
+        self._settle()
         return self._error
 
     # -- the view as HTML --------------------------------------------------------------------
@@ -379,6 +356,7 @@ class Explorer(widgets.VBox):
     @property
     def view_html(self) -> str:
         """The HTML the learner sees now (the error box, or every HTML part of the view)."""
+        self._settle()
         if self._error is not None:
             return self._error_view.value
         return "\n".join(w.value for w in self._html_widgets())
@@ -391,6 +369,7 @@ class Explorer(widgets.VBox):
     @property
     def chart_png(self) -> bytes:
         """The chart currently shown, as PNG bytes (empty if none)."""
+        self._settle()
         return self._chart_png()
 
     def _chart_png(self) -> bytes:
@@ -432,6 +411,7 @@ class Explorer(widgets.VBox):
         """The current view as static HTML (the error box when one shows), nothing to fetch:
         what a notebook shows before it runs, and on GitHub. Its SVG charts are images (an
         untrusted notebook's sanitizer drops ``<svg>`` and runs its texts together)."""
+        self._settle()
         if self._error is not None:
             return self._error_view.value
         return f'<div class="bpe-static">{svg_charts_as_images(self._static_body(self._chart_html()))}</div>'
@@ -462,6 +442,7 @@ class Explorer(widgets.VBox):
         styles inline, the chart as the widget draws it (inline SVG; a PNG chart is drawn at
         ``dpi_scale`` times the widget's resolution, sharp on a projector, as a ``data:`` image),
         nothing fetched."""
+        self._settle()
         if self._error is not None:
             raise ValueError(f"Nothing to save: the explorer shows an error ({self._error.splitlines()[0]})")
         body = self._static_body(self._chart_html(dpi_scale))
@@ -499,6 +480,7 @@ class Explorer(widgets.VBox):
             raise TypeError(f"path must be a file name like 'step5.html' or 'step5.png', got {type(path).__name__}")
         path = Path(path)
         suffix = path.suffix.lower()
+        self._settle()
         # the whole file is made before anything is written: nothing half written, ever
         if suffix in (".html", ".htm"):
             data = utf8_bytes(self.standalone_html())

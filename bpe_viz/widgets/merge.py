@@ -265,6 +265,8 @@ class MergeExplorer(TrainingExplorer):
     def _render(self):
         if self._hold or self.trace is None or not self.trace.merges or self._bad_input is not None:
             return  # (a bad input shows its message until it is fixed, whatever the slider does)
+        if self._render_later():  # (a step the page moved to: rendered when it settles)
+            return
         try:
             k = self.step
             fresh = self._steps.key != self._step_key()  # a new trace, size, chart or sentence
@@ -424,6 +426,7 @@ class MergeExplorer(TrainingExplorer):
     @property
     def tree_html(self) -> str:
         """The merge tree shown under the view (``""`` when the "tree of" box is empty)."""
+        self._settle()
         return self._tree_view.value
 
 

@@ -41,14 +41,16 @@ Example (no front end here: messages go nowhere, the state is what a page would 
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from collections import OrderedDict
 from pathlib import Path
 
 import anywidget
+import ipywidgets as widgets
 import traitlets
 
-__all__ = ["StepCache", "StepPane", "ViewPart"]
+__all__ = ["StepCache", "StepPane", "StepSlider", "ViewPart"]
 
 
 class ViewPart:
@@ -105,6 +107,22 @@ class StepCache:
             self._steps.popitem(last=False)
 
 
+class StepSlider(widgets.IntSlider):
+    """An ``IntSlider`` that says whether the value being set now came from the page
+    (``from_page``: true while the observers of a value the learner moved run), so that an
+    explorer leaves the values a drag passes to its :class:`StepPane`."""
+
+    from_page = False
+
+    def set_state(self, sync_data):
+        # (ipywidgets calls this with the state a page sent; the kernel's own sets never pass here)
+        self.from_page = True
+        try:
+            super().set_state(sync_data)
+        finally:
+            self.from_page = False
+
+
 class StepPane(anywidget.AnyWidget):
     """Shows one explorer's step; keeps, in the page, the steps the kernel sent it.
 
@@ -135,6 +153,10 @@ class StepPane(anywidget.AnyWidget):
         self.asked = 0  # how many steps the page asked for (a test reads it)
         self._wanted: OrderedDict = OrderedDict()  # asked for, not yet answered
         self._serving = None
+        #: whether a page has asked for a step (a view of the pane is live)
+        self.page = False
+        self._pending = self._pending_handle = None  # a step's HTML to write into the state soon
+        self._state_lock = threading.Lock()
         self.on_msg(self._on_msg)
 
     #: how many steps the page keeps (the oldest go first), as step_pane.js's LIMIT
@@ -143,6 +165,8 @@ class StepPane(anywidget.AnyWidget):
     def new_generation(self):
         """What is shown changes for every step (a new trace, size, chart or sentence): the page
         forgets the steps it kept."""
+        with self._state_lock:
+            self._drop_pending()
         self._sent.clear()
         self.generation += 1
 
@@ -156,14 +180,51 @@ class StepPane(anywidget.AnyWidget):
         """Whether the page was sent ``step`` in this generation."""
         return step in self._sent
 
+    #: seconds the kernel waits before it writes a step the page already has into the model's
+    #: state (below)
+    SETTLE = 0.25
+
     def set_step(self, step: int, html: str):
         """``step`` is the one shown now: its HTML is ``html`` (the page shows it when its
-        slider is there, and keeps it)."""
+        slider is there, and keeps it).
+
+        A step the page was sent already (it asked for it, or it came ahead), while a page is
+        there (it has asked for a step) and a kernel's event loop runs: the page shows it from
+        what it keeps, and the state (``html``: what a new view and a saved notebook show) is
+        written :attr:`SETTLE` seconds later, the latest step only. Why (issue 20): the same
+        57-87 kB again, right after the step the page is waiting to paint, slowed that paint down
+        on two cores, and a drag or Play sent it for every step."""
+        try:
+            loop = asyncio.get_running_loop() if step in self._sent and self.page else None
+        except RuntimeError:  # (no kernel around: a script, nbconvert without a page, a test)
+            loop = None
+        with self._state_lock:
+            self._drop_pending()
+            if loop is None:
+                self._write(step, html)
+                return
+            self._pending = (self.generation, step, html)
+            self._pending_handle = loop.call_later(self.SETTLE, self._write_pending)
+            self._mark_sent(step)
+
+    def _write(self, step: int, html: str):
         with self.hold_sync():
             self.html_generation = self.generation
             self.html_step = step
             self.html = html
         self._mark_sent(step)
+
+    def _write_pending(self):
+        # (the lock: a control's handler on another thread may show a newer step meanwhile)
+        with self._state_lock:
+            pending, self._pending, self._pending_handle = self._pending, None, None
+            if pending is not None and pending[0] == self.generation:
+                self._write(*pending[1:])
+
+    def _drop_pending(self):
+        if self._pending_handle is not None:
+            self._pending_handle.cancel()
+        self._pending = self._pending_handle = None
 
     def push(self, step: int, html: str) -> bool:
         """Send ``step`` ahead, for the page to keep; returns whether it was sent (once per
@@ -180,6 +241,7 @@ class StepPane(anywidget.AnyWidget):
         step, generation = content.get("step"), content.get("generation")
         if generation != self.generation or not isinstance(step, int) or isinstance(step, bool):
             return  # (an old generation's step: the page asks again for the new one)
+        self.page = True
         self._sent.pop(step, None)  # the page lacks it (never sent, or no longer kept): send it
         self.asked += 1
         # (a step under a resting pointer the slider is on too is the slider's)

@@ -9,7 +9,8 @@ that settings changed in quick succession train once, with the latest of them; c
 test) trains at once.
 
 What each trains, with which controls, is its own (``retrain``); the step controls and the view
-are :class:`~bpe_viz.widgets.explorer.Explorer`'s. Encoder and quiz explorers train nothing
+are :class:`~bpe_viz.widgets.explorer.Explorer`'s, the steps kept in the page
+:class:`~bpe_viz.widgets.paned.PanedExplorer`'s. Encoder and quiz explorers train nothing
 here: they build on :class:`~bpe_viz.widgets.explorer.Explorer` directly.
 """
 
@@ -22,7 +23,7 @@ import ipywidgets as widgets
 
 from ..view import message_html
 from .controls import CorpusPicker
-from .explorer import Explorer
+from .paned import PanedExplorer
 from .inputs import from_the_page
 
 __all__ = ["TrainingExplorer", "WRAP", "merge_ticker", "no_merges_message"]
@@ -31,7 +32,7 @@ __all__ = ["TrainingExplorer", "WRAP", "merge_ticker", "no_merges_message"]
 WRAP = {"flex_flow": "row wrap"}
 
 
-class TrainingExplorer(Explorer):
+class TrainingExplorer(PanedExplorer):
     """An :class:`~bpe_viz.widgets.explorer.Explorer` that trains from its controls.
 
     A subclass calls :meth:`_setup_training` (the corpus picker, Train and the progress bar),

@@ -290,6 +290,8 @@ class UnigramExplorer(TrainingExplorer):
     def _render(self):
         if self._hold or self.trace is None or self._bad_input is not None:
             return
+        if self._render_later():  # (a step the page moved to: rendered when it settles)
+            return
         try:
             k = self.step
             fresh = self._steps.key != self._step_key()  # a new trace, size or word
