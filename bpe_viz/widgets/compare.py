@@ -174,23 +174,14 @@ class CompareExplorer(TrainingExplorer):
         # undone from this one (no second rebuild)
         return message_html(title, size=size) + note + merge_html(snap.merge, trace=trace, size=size) + segments + pairs
 
-    def _render(self):
-        if self._hold or self.trace_bpe is None or self._bad_input is not None:
-            return  # (a bad input shows its message until it is fixed, whatever the slider does)
-        if self._render_later():  # (a step the page moved to: rendered when it settles)
-            return
-        try:
-            k = self.step
-            fresh = self._steps.key != self._step_key()  # new traces, or a new size
-            parts = self._step_parts(k)
-        except Exception as exc:
-            self._show_error(exc)
-            return
-        for part, value in zip((self._header, self._bpe_view, self._wp_view, self._chart_view), parts):
-            part.value = value
+    def _has_steps(self) -> bool:
+        return self.trace_bpe is not None
+
+    def _view_parts(self):
+        return (self._header, self._bpe_view, self._wp_view, self._chart_view)
+
+    def _after_render(self, k: int):
         self._chart_view.shown = self.show_chart
-        self._pane_show(k, parts, fresh)
-        self._clear_error()
         # what an arrow key, Play or the step buttons ask for next, sent ahead when the kernel is
         # idle (fewer than the stepper: a step of two traces and their chart costs 60-100 ms on a
         # real text, and a jump asked meanwhile waits for the step in hand)

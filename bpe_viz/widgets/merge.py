@@ -262,29 +262,17 @@ class MergeExplorer(TrainingExplorer):
         tree = getattr(self, "_tree_view", None)  # a merge tree asked for under the view
         return body + "\n" + tree.value if tree is not None and tree.value else body
 
-    def _render(self):
-        if self._hold or self.trace is None or not self.trace.merges or self._bad_input is not None:
-            return  # (a bad input shows its message until it is fixed, whatever the slider does)
-        if self._render_later():  # (a step the page moved to: rendered when it settles)
-            return
-        try:
-            k = self.step
-            fresh = self._steps.key != self._step_key()  # a new trace, size, chart or sentence
-            parts = self._step_parts(k)
-        except Exception as exc:
-            self._show_error(exc)
-            return
-        for part, value in zip(self._parts(), parts):
-            part.value = value
+    def _has_steps(self) -> bool:
+        return self.trace is not None and bool(self.trace.merges)
+
+    def _view_parts(self):
+        return (self._header, self._merge_view, self._sentence_view, self._tables_view, self._chart_view)
+
+    def _after_render(self, k: int):
         self._chart_view.shown = self.chart != "none"
-        self._pane_show(k, parts, fresh)
-        self._clear_error()
         self._render_tree()
         # what an arrow key, Play or the step buttons ask for next, sent ahead when the kernel is idle
         self._warmer.after_step([k + 1, k - 1, k + 2, k + 3, k - 2, k + 4, k + 5, k + 6, k - 3, k + 7, k + 8])
-
-    def _parts(self):
-        return (self._header, self._merge_view, self._sentence_view, self._tables_view, self._chart_view)
 
     def _step_key(self):
         """What every step's HTML depends on besides the step: a change renders every step anew."""

@@ -6,8 +6,8 @@ and leave the values a drag passes to the page (rendered in the kernel once the 
 The Merge, Compare and Unigram explorers are paned explorers (through
 :class:`~bpe_viz.widgets.training.TrainingExplorer`). A subclass makes a ``_pane`` (StepPane),
 ``_steps`` (StepCache) and ``_warmer`` (Warmer), and provides ``_step_key()``,
-``_step_parts(k)``, ``_compose(parts)``, ``_last_step()`` and ``_render()``; its ``_render``
-starts with ``if self._render_later(): return``.
+``_step_parts(k)``, ``_compose(parts)``, ``_last_step()``, ``_has_steps()``, ``_view_parts()``
+and ``_after_render(k)``; :meth:`PanedExplorer._render` does the rest.
 """
 
 from __future__ import annotations
@@ -23,6 +23,38 @@ __all__ = ["PanedExplorer"]
 class PanedExplorer(Explorer):
     """An :class:`~bpe_viz.widgets.explorer.Explorer` whose steps a StepPane shows (see the
     module's docstring)."""
+
+    def _render(self):
+        """Show the step the slider is on: its parts (from the kernel's cache, or rendered), in
+        the pane and in the kernel's :class:`~bpe_viz.widgets.step_pane.ViewPart` s; then
+        :meth:`_after_render`. An error in the step shows in place of the view."""
+        if self._hold or not self._has_steps() or self._bad_input is not None:
+            return  # (a bad input shows its message until it is fixed, whatever the slider does)
+        if self._render_later():  # (a step the page moved to: rendered when it settles)
+            return
+        try:
+            k = self._steps_at()
+            fresh = self._steps.key != self._step_key()  # a new trace, size, chart...
+            parts = self._step_parts(k)
+        except Exception as exc:
+            self._show_error(exc)
+            return
+        for part, value in zip(self._view_parts(), parts):
+            part.value = value
+        self._pane_show(k, parts, fresh)
+        self._clear_error()
+        self._after_render(k)
+
+    def _has_steps(self) -> bool:
+        """Whether there are steps to show (a trace with at least one step)."""
+        raise NotImplementedError
+
+    def _view_parts(self) -> tuple:
+        """The ViewParts of a step, in the order of :meth:`_step_parts`'s HTML."""
+        raise NotImplementedError
+
+    def _after_render(self, k: int):
+        """Step ``k`` is shown: what goes with it (the steps to send ahead, most often)."""
 
     def _pane_show(self, k: int, parts, fresh: bool):
         """Step ``k`` (its ``parts``) is the one shown now; ``fresh``: every step the page kept is

@@ -287,22 +287,13 @@ class UnigramExplorer(TrainingExplorer):
     def _chart_alt(self) -> str:
         return f"the pieces' probabilities and the corpus loss at round {self.step}"
 
-    def _render(self):
-        if self._hold or self.trace is None or self._bad_input is not None:
-            return
-        if self._render_later():  # (a step the page moved to: rendered when it settles)
-            return
-        try:
-            k = self.step
-            fresh = self._steps.key != self._step_key()  # a new trace, size or word
-            parts = self._step_parts(k)
-        except Exception as exc:
-            self._show_error(exc)
-            return
-        for part, value in zip((self._header, self._chart_view, self._table_view, self._lattice_view), parts):
-            part.value = value
-        self._pane_show(k, parts, fresh)
-        self._clear_error()
+    def _has_steps(self) -> bool:
+        return self.trace is not None
+
+    def _view_parts(self):
+        return (self._header, self._chart_view, self._table_view, self._lattice_view)
+
+    def _after_render(self, k: int):
         # the other rounds, nearest first, sent ahead when the kernel is idle: a training run has
         # a few rounds to a few dozen (a round costs a few milliseconds), so the page soon has
         # every one and no move of the slider waits for the kernel
