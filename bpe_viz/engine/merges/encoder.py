@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from bisect import bisect_right
 from collections import Counter
 from itertools import accumulate, filterfalse
 
@@ -38,6 +39,8 @@ __all__ = ["encode_text", "encode_head", "encode_one_word", "decode_ids"]
 
 #: distinct words an encoding cache keeps per trace (a real text has tens of thousands)
 WORDS_CACHED = 200_000
+#: a text up to this long that encode_head encodes whole is read off recorded encodings
+REPLAYED_TEXT = 5_000
 
 
 def encode_one_word(trace, word: str, k: int | None = None) -> WordWalkthrough:
@@ -111,11 +114,17 @@ def encode_head(trace, text: str, k: int | None = None, *, max_tokens: int, per_
     try:
         prep = _head_prepared(trace, text, max_tokens)
         if prep is None:
-            enc = encode_text(trace, text, k)
+            # a short text (a sample sentence) read off its words' recorded encodings
+            segment = _replayed(trace, k) if len(text) <= REPLAYED_TEXT else None
+            if segment is None:
+                enc = encode_text(trace, text, k)
+            else:
+                entries_of = _entries_reader(trace, k, _word_encoder(trace, k, segment), cached=True)
+                enc = _encode_pieces(trace, text, k, _allowed_specials(trace, "all"), entries_of)
             enc.more_words = enc.more_tokens = 0
             return enc
         words, spans, special_ids, totals = prep
-        segment = _segmenter(trace, k, 0.0, None, None)
+        segment = _replayed(trace, k) or _segmenter(trace, k, 0.0, None, None)
         entries_of = _entries_reader(trace, k, _word_encoder(trace, k, segment), cached=True)
         entries, drawn, shown_tokens = [], 0, 0
         for w in words:
@@ -166,6 +175,45 @@ def _head_prepared(trace, text: str, max_tokens: int):
         cache.clear()
     cache[key] = prep
     return prep
+
+
+def _replayed(trace, k: int):
+    """BPE's segmenter at step ``k`` read off each word's encoding with every merge, recorded
+    once per trace (see :func:`_token_totals`: the iterations at step ``k`` are those whose rank,
+    and every rank before it, is ``<= k``); a cold slider step then makes no table of the first
+    ``k`` merges' ranks. ``None`` when the model's segmenter is not the one that records.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> trace = train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10)
+        >>> [_replayed(trace, k)("lowest") == trace.model.segmenter(trace, k)("lowest") for k in (0, 2, 10)]
+        [True, True, True]
+    """
+    model = type(trace.model)
+    if not trace.model.splits_by_merges:
+        return None
+    owner = {next((c for c in model.__mro__ if name in c.__dict__), None) for name in ("segmenter", "encode_recorded")}
+    if len(owner) != 1 or None in owner:  # (a subclass's own segmenter: it may not record)
+        return None
+    last = len(trace.merges)
+    kept = trace.__dict__.get("_replayed_words")
+    if kept is None or kept[0] != last or len(kept[1]) > WORDS_CACHED:
+        kept = trace.__dict__["_replayed_words"] = (last, {})
+    words = kept[1]
+
+    def segment(word):
+        steps = words.get(word)
+        if steps is None:
+            record: list = []
+            initial = trace.initial_symbols(word)
+            trace.model.encode_recorded(initial, trace, last, record)
+            steps = words[word] = (initial, list(accumulate((r[3] for r in record), max)), [r[4] for r in record])
+        initial, since, after = steps
+        j = bisect_right(since, k)
+        return after[j - 1] if j else initial
+
+    return segment
 
 
 def _token_totals(trace, counts: Counter, fixed: int) -> list[int]:

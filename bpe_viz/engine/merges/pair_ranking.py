@@ -12,22 +12,24 @@ first tied pairs of a merge (:meth:`PairRanking.rank_head`, :meth:`PairRanking.t
 first-met positions only as far as it needs them, and gets the state before a merge by undoing
 the merge on the state after it (:meth:`PairRanking.state_before`) rather than by a second
 rebuild. A step's largest counts and the ids of the pairs at or above them are found once per
-step, in one pass and one byte-level scan of its counts array, and serve its top pairs and the
-ties of the merges before and after it; a long word is read for first-met positions in pieces.
+step, by numpy over its counts array, and serve its top pairs and the ties of the merges before
+and after it; a long word is read for first-met positions in pieces. When thousands of pairs tie
+(late in a run most pairs left count 2), a rule that needs no positions places them by the
+trace's kept tie order (:meth:`PairRanking._best_ids`), with no sort key made per pair.
 ``tests/test_cold_step.py`` checks every shortcut against the full ranking.
 """
 
 from __future__ import annotations
 
 import heapq
-import sys
-from array import array
+from bisect import bisect_left
 from operator import itemgetter
 from itertools import chain, compress, count, islice
 
 from . import ranking
 from .convention import Merge
 from .pair_finder import PairFinder
+from .recorder import counts_view
 from .snapshot import Snapshot
 
 
@@ -52,11 +54,9 @@ class _KeptKeys:
 
 
 def _ids_at_least(counts, cut: int) -> list[int]:
-    """Ids (ascending) of the entries of ``counts`` that are ``>= cut`` (``cut`` > 0). An array
-    is read as bytes, one column per byte of its entries (strided slices and ``bytes.translate``,
-    at C speed): an entry can reach ``cut`` only if a byte above cut's top byte is set or that
-    byte is at least cut's; only those few entries are read as ints. ``compress`` over the whole
-    array makes two ints per entry (60 ms for a step's 460,000 pairs, against 5).
+    """Ids (ascending) of the entries of ``counts`` that are ``>= cut``: an array is compared by
+    numpy (``compress`` over the whole array makes two ints per entry: 60 ms for a step's
+    460,000 pairs; a byte-level scan, the way before, 5 ms for 30,000 pairs tied at count 2).
 
     Example::
 
@@ -64,28 +64,27 @@ def _ids_at_least(counts, cut: int) -> list[int]:
         >>> _ids_at_least(array("i", [3, 256, 0, 1, 70000, 255]), 3), _ids_at_least([3, 1, 3], 2)
         ([0, 1, 4, 5], [0, 2])
     """
-    size = counts.itemsize if isinstance(counts, array) and counts.typecode in "bBhHiIlLqQ" else 0
-    shift = (cut.bit_length() - 1) // 8
-    if not size:
+    view = counts_view(counts)
+    if view is None:
         return _ids_where(counts, cut.__le__)
-    if shift >= size:  # more than an entry can hold
-        return []
-    raw, top = counts.tobytes(), cut >> (8 * shift)
-    mask = 0  # per entry, a nonzero byte where it may reach cut
-    for j in range(shift, size):
-        col = raw[j::size] if sys.byteorder == "little" else raw[size - 1 - j::size]
-        low = top if j == shift else 1  # translated: byte >= low -> 1, else 0
-        mask |= int.from_bytes(col.translate(bytes(low) + b"\1" * (256 - low)), "little")
-    mask = mask.to_bytes(len(counts), "little")
-    if mask.count(1) > len(counts) // 8:  # many reach it (a low cut): one pass is cheaper
-        return _ids_where(counts, cut.__le__)
-    find = mask.find
-    out, i = [], find(1)
-    while i >= 0:
-        if counts[i] >= cut:
-            out.append(i)
-        i = find(1, i + 1)
-    return out
+    return (view >= cut).nonzero()[0].tolist()
+
+
+def _largest(counts, n: int) -> list[int]:
+    """``heapq.nlargest(n, counts)``; a long array by numpy's partition (no Python int per entry).
+
+    Example::
+
+        >>> from array import array
+        >>> _largest(array("i", range(5000)), 3), _largest([2, 9, 4], 2)
+        ([4999, 4998, 4997], [9, 4])
+    """
+    view = counts_view(counts) if len(counts) >= 1024 and n < len(counts) else None
+    if view is None:
+        return heapq.nlargest(n, counts)
+    part = view.copy()
+    part.partition(len(part) - n)  # (in place)
+    return sorted(part[len(part) - n:].tolist(), reverse=True)
 
 
 def _ids_where(counts, test) -> list[int]:
@@ -157,6 +156,7 @@ class PairRanking:
 
     _FIRST_MET_KEEP = 6  # steps whose whole first-met order a trace keeps (see first_met)
     _FIND_AT_MOST = 128  # pairs that first_met_some finds by text search rather than a scan
+    _ORDER_FROM = 256  # more candidate pairs than this are ranked by the kept tie order (_best_ids)
 
     def first_met(self, snap: Snapshot, targets=None) -> dict:
         """pair (internal spelling) -> rank of its first occurrence, reading words in corpus
@@ -223,10 +223,13 @@ class PairRanking:
         primary = {p: exact(p, c) for p, c in items}
         rule = self.__dict__.get("_kept_rule") or self.__dict__.setdefault("_kept_rule", _KeptKeys(self.tie_rule))
         order = self.first_met_some(snap, primary) if rule.positional else None
-        ranked = ranking.rank(items, primary, rule, order, self.show, self.to_bytes, self.hf_id)
+        return self._public(ranking.rank(items, primary, rule, order, self.show, self.to_bytes, self.hf_id))
+
+    def _public(self, ranked: list) -> list:
+        """(internal pair, count) items with their pairs in public spelling."""
         if self.remaps_marker:
             show = self.show
-            ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
+            return [((show(a), show(b)), c) for (a, b), c in ranked]
         return ranked
 
     def rank_head(self, snap: Snapshot, items, n: int):
@@ -257,10 +260,67 @@ class PairRanking:
             key = rule.keyer(self.show, int_keys=any("\U0010ffff" in a + b for (a, b), _ in items),
                              to_bytes=self.to_bytes, token_id=self.hf_id)
             ranked = heapq.nsmallest(n, items, key=lambda t: (-primary[t[0]], key(t[0])))
-        if self.remaps_marker:
-            show = self.show
-            ranked = [((show(a), show(b)), c) for (a, b), c in ranked]
-        return ranked
+        return self._public(ranked)
+
+    def _tie_order(self):
+        """pair id -> its place among all the trace's pairs by the tie rule (a numpy array; equal
+        keys in id order), kept for the trace's life: a pair's key never changes. ``None`` for a
+        positional rule, or while training runs (the pairs still grow)."""
+        pairs = self.history.pairs
+        kept = self.__dict__.get("_tie_places")
+        if kept is not None and len(kept) == len(pairs):
+            return kept
+        if self.tie_rule.positional or self.stop_reason == "running":
+            return None
+        import numpy as np  # (only here: never at import bpe_viz)
+
+        rule, places = self.tie_rule, np.empty(len(pairs), np.intp)
+        syms = list(dict.fromkeys(chain.from_iterable(pairs)))
+        options = {"int_keys": any("\U0010ffff" in s for s in syms), "to_bytes": self.to_bytes, "token_id": self.hf_id}
+        sym_key = rule.symbol_keyer(self.show, **options)
+        if sym_key is None:  # the key of a pair as a whole: sorted once (stable: equal keys in id order)
+            key = rule.keyer(self.show, **options)
+            places[sorted(range(len(pairs)), key=lambda i: key(pairs[i]))] = np.arange(len(pairs))
+        else:  # each symbol's place (alike keys, alike places), then the pairs by numpy's stable lexsort
+            keys = list(map(sym_key, syms))
+            by_key = sorted(range(len(syms)), key=keys.__getitem__)
+            place, last = {}, object()
+            for n, i in enumerate(by_key):
+                if keys[i] != last:
+                    rank, last = n, keys[i]
+                place[syms[i]] = rank
+            left, right = map(np.fromiter, (map(place.__getitem__, side) for side in zip(*pairs)), (np.intp, np.intp))
+            places[np.lexsort((right, left))] = np.arange(len(pairs))
+        self.__dict__["_tie_places"] = places
+        return places
+
+    def _best_ids(self, ids: list, n: int, counts=None):
+        """The first ``n`` of the pair ids ``ids`` (ascending) ranked best first by their count in
+        ``counts`` (``None``: all equal), then the tie rule, as ``_head`` ranks their items: the
+        count decides first, and only the pairs tied at the ``n``-th count are placed by the
+        trace's kept tie order (numpy, no key made per pair). ``None`` when that order does not
+        serve (a few ids, a positional rule, a trace still training): rank the items then."""
+        if len(ids) <= self._ORDER_FROM or n <= 0:
+            return None
+        places = self._tie_order()
+        if places is None:
+            return None
+        import numpy as np
+
+        ids = np.array(ids, np.intp)
+        if counts is None:
+            better, equal, k = ids[:0], ids, n
+        else:
+            vals = counts_view(counts)[ids]
+            cut = np.partition(vals, len(vals) - n)[len(vals) - n] if n < len(vals) else vals.min()
+            better, equal = ids[vals > cut], ids[vals == cut]
+            k = n - len(better)
+        if k < len(equal):
+            equal = equal[np.argpartition(places[equal], k - 1)[:k]] if k > 0 else equal[:0]
+        head = np.concatenate([better, equal])
+        if counts is None:
+            return head[np.argsort(places[head])].tolist()
+        return head[np.lexsort((places[head], -counts_view(counts)[head].astype(np.int64)))].tolist()
 
     def counts_only(self) -> bool:
         """Whether the pairs are ranked by their count alone, every pair that occurs a candidate
@@ -329,6 +389,9 @@ class PairRanking:
             if len(top) > n and top[n] > 0:  # more than n pairs occur
                 ids = self._count_ids(snap, top[n - 1], at_least=True)
                 counts, pairs = snap.state[1], self.history.pairs
+                best = self._best_ids(ids, n, counts) if counts_view(counts) is not None else None
+                if best is not None:
+                    return self._public([(pairs[i], counts[i]) for i in best])
                 return self.rank_head(snap, [(pairs[i], counts[i]) for i in ids], n)
         items = self.pair_items(snap)
         if len(items) <= n:
@@ -345,7 +408,7 @@ class PairRanking:
         kept = snap.__dict__.get("_largest")
         if kept is None or kept[0] < n:
             m = max(n, 9)
-            kept = snap.__dict__["_largest"] = (m, heapq.nlargest(m, snap.state[1]))
+            kept = snap.__dict__["_largest"] = (m, _largest(snap.state[1], m))
         return kept[1][:n]
 
     def _count_ids(self, snap: Snapshot, value: int, at_least: bool = False, head: bool = True) -> list[int]:
@@ -396,7 +459,12 @@ class PairRanking:
         kept = m.__dict__.get("_tied_head")  # (n, its head, how many): a step asks more than once
         if kept is not None and kept[0] >= n:
             return kept[1][:n], kept[2]
-        snap, cands = self._tied_candidates(step, m)
+        snap, ids = self._tied_candidate_ids(step, m)
+        fast = self._tied_by_ids(step, ids, n) if ids is not None else None
+        if fast is not None:
+            m.__dict__["_tied_head"] = (n, *fast)
+            return fast
+        snap, cands = self._tied_candidates(step, m, (snap, ids))
         show = self.show
         same = [p for p, _ in cands if (show(p[0]), show(p[1])) == m.pair] if self.remaps_marker else \
             [p for p, _ in cands if p == m.pair]
@@ -409,10 +477,25 @@ class PairRanking:
         kept = m.__dict__["_tied_head"] = (n, tuple(p for p, _ in head if p != m.pair)[:n], len(cands) - len(same))
         return kept[1], kept[2]
 
-    def _tied_candidates(self, step: int, m: Merge):
-        """``(snapshot before merge step, or None, [(internal pair, value)...])``: the pairs that
-        had merge ``step``'s top count (or score) just before it, the merge's own included, in
-        pair-id order. ``None``: read off the state after the merge (see _tied_from_after)."""
+    def _tied_by_ids(self, step: int, ids: list, n: int):
+        """``tied_head(step, n)`` from the ids of the pairs tied with merge ``step`` (its own
+        included) by the kept tie order (:meth:`_best_ids`), no (pair, count) item made per
+        tied pair; ``None`` when that order does not serve or the marker is remapped."""
+        if self.remaps_marker or len(ids) <= self._ORDER_FROM or self._tie_order() is None:
+            return None
+        h = self.history
+        pair, a, b = h.merged_pairs[step - 1], h._d_off[step - 1], h._d_off[step]
+        own = next((i for i in h._d_pid[a:b] if h.pairs[i] == pair), None)  # its count changed
+        if own is None:
+            return None
+        head = self._best_ids(ids, n + 1) if n > 0 else []
+        pairs = h.pairs
+        same = ids[min(bisect_left(ids, own), len(ids) - 1)] == own
+        return tuple(pairs[i] for i in head if i != own)[:n], len(ids) - same
+
+    def _tied_candidate_ids(self, step: int, m: Merge):
+        """``(snapshot before merge step or None, the ids of its candidates)`` when
+        :meth:`_tied_candidates` reads them off a counts array; ``(snapshot, None)`` otherwise."""
         fast = self._tied_from_after(step, m)
         if fast is not None:
             return None, fast
@@ -424,8 +507,18 @@ class PairRanking:
                 before.__dict__["state"] = state  # (Snapshot.state is a cached property)
         if "_items" not in before.__dict__ and self.counts_only():
             # the pairs with the merge's count, read off the counts array (no list of every pair)
+            return before, self._count_ids(before, m.count, head=shown)
+        return before, None
+
+    def _tied_candidates(self, step: int, m: Merge, known=None):
+        """``(snapshot before merge step, or None, [(internal pair, value)...])``: the pairs that
+        had merge ``step``'s top count (or score) just before it, the merge's own included, in
+        pair-id order. ``None``: read off the state after the merge (see _tied_from_after).
+        ``known``: what :meth:`_tied_candidate_ids` answered for this merge."""
+        before, ids = known or self._tied_candidate_ids(step, m)
+        if ids is not None:
             pairs, top = self.history.pairs, m.count
-            return before, [(pairs[i], top) for i in self._count_ids(before, top, head=shown)]
+            return before, [(pairs[i], top) for i in ids]
         items = self.pair_items(before)
         value = m.score if self.model.scored else m.count
         exact = self.rank_function(before)
@@ -491,7 +584,7 @@ class PairRanking:
         # pair ids whose count before the merge was ``top``, in id order (the order pair_items keeps)
         ids = set(self._count_ids(after, top)).difference(delta)
         ids.update(i for i, d in delta.items() if (counts[i] if i < len(counts) else 0) - d == top)
-        return [(h.pairs[i], top) for i in sorted(ids)]
+        return sorted(ids)
 
     @property
     def merged_occurrences(self) -> list[int]:

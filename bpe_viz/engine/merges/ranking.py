@@ -52,6 +52,22 @@ class TieRule:
         ``token_id`` a symbol's token id as Hugging Face numbers them (rules that compare ids)."""
         raise NotImplementedError
 
+    def symbol_keyer(self, show: Callable[[str], str] = str, int_keys: bool = False, to_bytes=None, token_id=None):
+        """A function ``symbol -> key`` such that a pair's key is ``(key(left), key(right))``
+        (arguments as :meth:`keyer`'s), or ``None`` when the rule does not compare pairs symbol
+        by symbol: a trace can then place all its pairs by sorting its symbols once.
+
+        Example::
+
+            >>> key = get_tie_rule("lexicographic").symbol_keyer()
+            >>> sorted(["a", "ab", "b"], key=key), get_tie_rule("shorter").symbol_keyer()
+            (['b', 'ab', 'a'], None)
+        """
+
+    def _pair_keyer(self, *args, **kwargs) -> Callable:
+        sym_key = self.symbol_keyer(*args, **kwargs)
+        return lambda pair, position=None: (sym_key(pair[0]), sym_key(pair[1]))
+
     def describe(self) -> str:
         return f"ties: {self.takes}"
 
@@ -83,7 +99,9 @@ class Greatest(TieRule):
     name = "lexicographic"
     takes = "greatest pair by code points (as subword-nmt)"
 
-    def keyer(self, show=str, int_keys: bool = False, to_bytes=None, token_id=None):
+    keyer = TieRule._pair_keyer
+
+    def symbol_keyer(self, show=str, int_keys: bool = False, to_bytes=None, token_id=None):
         # int_keys: some symbol holds U+10FFFF, which the string transform needs for itself
         cache: dict = {}
 
@@ -94,7 +112,7 @@ class Greatest(TieRule):
                 k = cache[sym] = tuple([-ord(c) for c in pub] + [1]) if int_keys else _lex_transform(pub)
             return k
 
-        return lambda pair, position=None: (sym_key(pair[0]), sym_key(pair[1]))
+        return sym_key
 
 
 class GreatestBytes(TieRule):
@@ -105,7 +123,9 @@ class GreatestBytes(TieRule):
     name = "bytes"
     takes = "greatest pair as UTF-8 bytes (as CS336)"
 
-    def keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
+    keyer = TieRule._pair_keyer
+
+    def symbol_keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
         to_bytes = to_bytes or (lambda s: s.encode("utf-8", "surrogatepass"))
         cache: dict = {}
 
@@ -116,7 +136,7 @@ class GreatestBytes(TieRule):
                 k = cache[sym] = "".join([chr(255 - x) for x in to_bytes(show(sym))]) + "\u0100"
             return k
 
-        return lambda pair, position=None: (sym_key(pair[0]), sym_key(pair[1]))
+        return sym_key
 
 
 class SmallestIds(TieRule):
@@ -127,10 +147,12 @@ class SmallestIds(TieRule):
     name = "hf"
     takes = "smallest pair of token ids (as Hugging Face tokenizers)"
 
-    def keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
+    keyer = TieRule._pair_keyer
+
+    def symbol_keyer(self, show=str, int_keys=False, to_bytes=None, token_id=None):
         if token_id is None:
             raise ValueError("the 'hf' tie rule needs the token ids of a trace")
-        return lambda pair, position=None: (token_id(pair[0]), token_id(pair[1]))
+        return token_id
 
 
 class ShorterPiece(TieRule):

@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from collections import deque
 from itertools import compress, repeat
 from operator import is_not
 
 from .pairs import Change, LongState, PairIndex
 
-__all__ = ["History", "LongCheckpoint", "Recorder"]
+__all__ = ["History", "LongCheckpoint", "Recorder", "counts_view"]
 
 INT32_MAX, INT64_MAX = 2**31 - 1, 2**63 - 1
 
@@ -53,6 +54,23 @@ def _zeros(n: int, code: str | None):
 
 def _counts(values, code: str | None):
     return list(values) if code is None else array(code, values)
+
+
+def counts_view(counts):
+    """A numpy view (no copy) of a counts array of a step, ``None`` for anything else (a list of
+    counts that may pass 64 bits, or an empty array): a cold slider step reads a step's counts
+    by numpy rather than one Python int per pair. numpy is imported here, when first asked.
+
+    Example::
+
+        >>> counts_view(array("i", [3, 0, 5])).tolist(), counts_view([3, 0, 5])
+        ([3, 0, 5], None)
+    """
+    if not isinstance(counts, array) or not counts or counts.typecode not in "bBhHiIlLqQ":
+        return None
+    import numpy as np  # (only here: never at import bpe_viz)
+
+    return np.frombuffer(counts, np.dtype(counts.typecode))
 
 
 class LongCheckpoint:
@@ -118,6 +136,8 @@ class History:
     # quarter of n, then one per growth of a quarter up to 2n); a rebuild sets a slot in ~40 ns
     LONG_CHECKPOINT_WORK = 60_000
     LONG_SHARE = 16
+    # a rebuild that replays more pair-count changes than this adds them (and the token counts) up with numpy
+    NUMPY_FROM = 2_000
 
     def __init__(self, initial, counts, alphabet=()):
         # one str object per distinct symbol of a long word (a text of 1,000,000 characters
@@ -285,24 +305,29 @@ class History:
         seg0, pc0, tc0 = self._ckpts[j]
         seg = list(seg0)
         a, b = self._chg_off[k0], self._chg_off[step]
-        moves: dict = {}  # long word -> the MergeAt of each merge that changed it, in order
-        for w, s in zip(self._chg_words[a:b], self._chg_syms[a:b]):
-            if type(s) is tuple:
-                seg[w] = s
-            else:
-                m = moves.get(w)
-                if m is None:
-                    moves[w] = [s]
+        if not self._long_words:  # every change is a word's new symbols: set at C speed
+            deque(map(seg.__setitem__, self._chg_words[a:b], self._chg_syms[a:b]), 0)
+        else:
+            moves: dict = {}  # long word -> the MergeAt of each merge that changed it, in order
+            for w, s in zip(self._chg_words[a:b], self._chg_syms[a:b]):
+                if type(s) is tuple:
+                    seg[w] = s
                 else:
-                    m.append(s)
-        for w in self._long_words:
-            seg[w] = seg[w].replay(moves.get(w))
+                    m = moves.get(w)
+                    if m is None:
+                        moves[w] = [s]
+                    else:
+                        m.append(s)
+            for w in self._long_words:
+                seg[w] = seg[w].replay(moves.get(w))
         npairs = len(self.pairs)
         pc = pc0 + _zeros(npairs - len(pc0), self.code) if len(pc0) < npairs else pc0[:]
         a, b = self._d_off[k0], self._d_off[step]
+        tc = tc0 + _zeros(len(self.base_symbols) + step - len(tc0), self.code)
+        if self.code is not None and b - a > self.NUMPY_FROM:
+            return seg, *self._replay_counts(pc, tc, a, b, k0, step)
         for i, d in zip(self._d_pid[a:b], self._d_val[a:b]):
             pc[i] += d
-        tc = tc0 + _zeros(len(self.base_symbols) + step - len(tc0), self.code)
         lefts, rights, toks = self._merge_slot_lists()
         for ls, rs, ts, occ in zip(lefts[k0:step], rights[k0:step], toks[k0:step], self.merged_occurrences[k0:step]):
             if occ:  # (a replayed merge whose pair never occurs: its symbols may be unknown)
@@ -310,6 +335,22 @@ class History:
                 tc[rs] -= occ
                 tc[ts] += occ
         return seg, pc, tc
+
+    def _replay_counts(self, pc: array, tc: array, a: int, b: int, k0: int, step: int) -> tuple[array, array]:
+        """:meth:`rebuild`'s count changes ``a:b`` and the token counts of merges ``k0:step``
+        added to the arrays ``pc`` and ``tc`` by numpy (``np.add.at`` sums repeated ids exactly,
+        in the arrays' own integer type); new arrays of the same typecode."""
+        import numpy as np  # (only here: never at import bpe_viz)
+
+        pcn, tcn = counts_view(pc).copy(), counts_view(tc).copy()
+        np.add.at(pcn, counts_view(self._d_pid)[a:b], counts_view(self._d_val)[a:b])
+        occ = counts_view(self.merged_occurrences)[k0:step]
+        hit = np.flatnonzero(occ)  # (a replayed merge whose pair never occurs: its symbols may be unknown)
+        if len(hit):
+            occ = occ[hit]
+            for slots, sign in zip(self._merge_slot_lists(), (-1, -1, 1)):
+                np.add.at(tcn, np.array(slots[k0:step], np.intp)[hit], sign * occ)
+        return array(self.code, pcn.tobytes()), array(self.code, tcn.tobytes())
 
     def _merge_slot_lists(self) -> tuple[list, list, list]:
         """Per merge, the token-count slots of its left and right symbols and of its token (-1:

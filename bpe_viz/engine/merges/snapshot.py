@@ -17,6 +17,7 @@ from itertools import compress
 
 from . import ranking
 from .convention import Merge, VocabEntry
+from .recorder import counts_view
 
 __all__ = ["Snapshot", "set_html_renderer", "HTML_RENDERERS"]
 
@@ -228,7 +229,8 @@ class Snapshot:
         t = self.trace
         if "_items" not in self.__dict__ and t.counts_only():
             counts = self.state[1]
-            return len(counts) - counts.count(0)  # no list of pairs needed
+            view = counts_view(counts)  # no list of pairs needed
+            return int(view.astype(bool).sum()) if view is not None else len(counts) - counts.count(0)
         return len(t.pair_items(self))
 
     def scores(self) -> dict[tuple[str, str], Fraction]:
@@ -249,7 +251,8 @@ class Snapshot:
             >>> snap.pick("count"), snap.pick("score")
             (('u', 'g'), ('g', 's'))
         """
-        counts = self.pair_counts
+        # among as a dict {pair: count}: no table of every pair is built (a cold chart step)
+        counts = among if isinstance(among, dict) else self.pair_counts
         if not counts:
             return None
         if by == "count":

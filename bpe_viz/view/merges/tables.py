@@ -26,18 +26,35 @@ __all__ = ["words_table_html", "pairs_table_html", "vocab_table_html", "segmenta
 
 _BY_COUNT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _WHERE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # trace -> {word: its index}
+_COUNTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # trace -> {word: its count}
+
+
+def _per_trace(cache, trace, make):
+    """``cache[trace]``, made by ``make()`` when missing or made for another number of words; kept per trace
+    (a trace's words and counts never change) where the trace can be weakly referenced."""
+    kept = cache.get(trace)
+    if kept is None or len(kept) != len(trace.words):
+        kept = make()
+        try:
+            cache[trace] = kept
+        except TypeError:
+            pass
+    return kept
+
+
+def _word_counts(snapshot) -> Mapping:
+    """``snapshot.word_counts``, read only: the same for every step, so a step not asked for it
+    yet reads the trace's one copy (making it cost a cold slider step a millisecond)."""
+    if "word_counts" in snapshot.__dict__:
+        return snapshot.word_counts
+    trace = snapshot.trace
+    return _per_trace(_COUNTS, trace, lambda: dict(zip(trace.words, trace.counts)))
 
 
 def _words_by_count(trace, words, counts):
     """Words, most frequent first (ties in corpus order); counts never change, so cache per trace."""
-    cached = _BY_COUNT.get(trace)
-    if cached is None or len(cached) != len(words):
-        cached = sorted(words, key=lambda w: -counts[w])  # stable: equal counts keep corpus order
-        try:
-            _BY_COUNT[trace] = cached
-        except TypeError:
-            pass
-    return cached
+    # stable: equal counts keep corpus order
+    return _per_trace(_BY_COUNT, trace, lambda: sorted(words, key=lambda w: -counts[w]))
 
 
 def segmentation_of(snapshot, rows: int | None):
@@ -56,13 +73,7 @@ def segmentation_of(snapshot, rows: int | None):
     trace = snapshot.trace
     if rows is None or "segmentation" in snapshot.__dict__ or len(trace.words) <= 4 * rows:
         return snapshot.segmentation
-    where = _WHERE.get(trace)
-    if where is None or len(where) != len(trace.words):
-        where = {w: i for i, w in enumerate(trace.words)}
-        try:
-            _WHERE[trace] = where
-        except TypeError:
-            pass
+    where = _per_trace(_WHERE, trace, lambda: {w: i for i, w in enumerate(trace.words)})
     return _Spelled(where, snapshot.state[0], trace.show_tuple if trace.remaps_marker else tuple)
 
 
@@ -104,7 +115,7 @@ def words_table_html(snapshot, max_rows: int | None = 20, *, sort: str = "auto",
     if sort not in ("auto", "corpus", "count"):
         raise ValueError(f"sort must be 'auto', 'corpus' or 'count', got {sort!r}")
     seg = segmentation_of(snapshot, max_rows)
-    counts = snapshot.word_counts
+    counts = _word_counts(snapshot)
     words = list(snapshot.trace.words)
     n = len(words)
     by_count = sort == "count" or (sort == "auto" and max_rows is not None and n > max_rows)
