@@ -36,7 +36,7 @@ from ..merges.recorder import Recorder
 from ..merges.training import UNSET as _UNSET, Training, check_num_merges, prepare, resolve_convention
 from ..merges.trace import Merge, Trace
 
-__all__ = ["train_wordpiece", "iter_wordpiece", "wordpiece_encode_pieces", "WordPiece", "longest_match"]
+__all__ = ["train_wordpiece", "iter_wordpiece", "wordpiece_encode_pieces", "WordPiece", "longest_match", "score_arrays"]
 
 MAX_CHARS_PER_WORD = 100  # as BERT: longer words become the unknown token
 
@@ -161,6 +161,64 @@ def _wp_steps(trace: Trace, initial, freqs, num_merges: int):
         rec.record(merge, change)
         yield merge
     rec.finish(reason)
+
+
+def score_arrays(snapshot):
+    """Every pair of ``snapshot`` (a state of any merge trace) with its count and its WordPiece
+    score as numpy arrays, in :attr:`~bpe_viz.engine.merges.snapshot.Snapshot.pair_counts` order:
+    ``(ids, counts, scores)``, ``ids`` indexing ``trace.history.pairs``; the scores the same floats
+    as ``count / (token_counts[a] * token_counts[b])``. ``None`` when the arrays cannot say the
+    same as those dicts (a trace that spells two symbols alike, or counts too large for exact
+    float division): read the dicts then.
+
+    Why: a cold slider step of the compare explorer charts every pair of a real text (10,000 or
+    more); one array division is ~50 times cheaper than a dict lookup per pair.
+
+    Example::
+
+        >>> from bpe_viz import train_bpe
+        >>> snap = train_bpe({"hug": 10, "pug": 5, "hugs": 5}, 0, preset="hf-course")[0]
+        >>> ids, counts, scores = score_arrays(snap)
+        >>> [snap.trace.history.pairs[i] for i in ids][:2], counts.tolist()[:2], scores.tolist()[:2]
+        ([('h', 'u'), ('u', 'g')], [15, 20], [0.05, 0.05])
+    """
+    import numpy as np  # (only here: never at import bpe_viz)
+
+    trace = snapshot.trace
+    slots = _pair_slots(trace)
+    if slots is None:
+        return None
+    counts = np.asarray(snapshot.state[1], dtype=np.int64)
+    ids = np.flatnonzero(counts)
+    counts = counts[ids]
+    tc = np.asarray(snapshot.state[2], dtype=np.int64)
+    den = tc[slots[0][ids]] * tc[slots[1][ids]]
+    if len(ids) and (den.max() >= 2 ** 53 or counts.max() >= 2 ** 53 or den.min() <= 0):
+        return None  # (float division would round twice, or divide by zero as no dict does)
+    return ids, counts, counts / den
+
+
+def _pair_slots(trace):
+    """The token-count slots of the two sides of every pair of ``trace.history.pairs`` (numpy
+    arrays), kept per trace until it grows; ``None`` when a token's public spelling is not its
+    own slot's (a trace that remaps its marker, or a merged token spelled as a base symbol)."""
+    import numpy as np
+
+    h = trace.history
+    key = (len(h.pairs), len(h.merged_tokens))
+    kept = trace.__dict__.get("_wp_pair_slots")
+    if kept is None or kept[0] != key:
+        plain = not trace.remaps_marker and set(h.merged_tokens).isdisjoint(h.base_symbols)
+        slots = None
+        if plain:
+            index = h.token_index
+            try:
+                slots = (np.fromiter((index(a) for a, _ in h.pairs), np.intp, len(h.pairs)),
+                         np.fromiter((index(b) for _, b in h.pairs), np.intp, len(h.pairs)))
+            except KeyError:  # (a symbol with no slot: the dicts know what to do)
+                slots = None
+        kept = trace.__dict__["_wp_pair_slots"] = (key, slots)
+    return kept[1]
 
 
 def _vocab(trace: Trace, k: int) -> set:

@@ -31,6 +31,7 @@ import weakref
 
 from ...engine.checks import check_int
 from ...engine.merges import Snapshot, Trace
+from ...engine.wordpiece import score_arrays
 from ..kit import (BLUE, DIFF_BG, EDGE, FS, GREY, ORANGE, SKY, VERMILLION, Scale, check_size, coord, hatch, svg_axes,
                    svg_chart, svg_text, width_em)
 from ..kit import svg_texts  # noqa: F401  (the examples read the charts with it)
@@ -275,30 +276,54 @@ def _marker(kind: str, x: float, y: float, fill: str, r: float = 7.0) -> str:
     return f'<circle cx="{coord(x)}" cy="{coord(y)}" r="{coord(r * 0.3)}" fill="{fill}" fill-opacity="0.6"/>'
 
 
-_PICKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # snapshot -> (bpe pick, wp pick)
+_PICKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # snapshot -> (bpe pick, wp pick) indexes
 
 
-def _quick_picks(snapshot, counts, scores):
-    """:func:`~bpe_viz.view.merges.chart_data.bpe_wordpiece_picks` without its costly part when
-    it can: a unique best count (or score) is the pick; a tie at the top count that the trace's own
-    next merge already ranked (``next_merge.tied``: the same pairs) is decided as it was.
-    Otherwise (a tie the trace never ranked) the engine ranks it (``Snapshot.pick``)."""
-    top = max(counts.values())
-    tied = [p for p, c in counts.items() if c == top]
+def _scatter_data(snapshot):
+    """``(pair_at, counts, scores)``: every pair of ``snapshot`` in
+    :attr:`~bpe_viz.engine.merges.snapshot.Snapshot.pair_counts` order, its count and its
+    WordPiece score as numpy arrays, ``pair_at(i)`` the ``i``-th pair. From the engine's arrays
+    (:func:`~bpe_viz.engine.wordpiece.score_arrays`) when they can say it, else from the dicts."""
+    import numpy as np  # (only here: never at import bpe_viz)
+
+    fast = score_arrays(snapshot)
+    if fast is not None:
+        ids, counts, scores = fast
+        pairs = snapshot.trace.history.pairs  # (its symbols spelled as in public: score_arrays says so)
+        return (lambda i: pairs[ids[i]]), counts, scores
+    table = snapshot.pair_counts
+    tc = snapshot.token_counts
+    counts = np.fromiter(table.values(), np.int64, len(table))
+    scores = np.array([c / (tc[a] * tc[b]) for (a, b), c in table.items()], dtype=np.float64)
+    return list(table).__getitem__, counts, scores
+
+
+def _quick_picks(snapshot, pair_at, counts, scores):
+    """The indexes of :func:`~bpe_viz.view.merges.chart_data.bpe_wordpiece_picks` without its
+    costly part when it can: a unique best count (or score) is the pick; a tie at the top count
+    that the trace's own next merge already ranked (``next_merge.tied``: the same pairs) is
+    decided as it was. Otherwise (a tie the trace never ranked) the engine ranks it
+    (``Snapshot.pick``)."""
+    import numpy as np
+
+    top = counts.max()
+    tied_at = np.flatnonzero(counts == top).tolist()
+    tied = [pair_at(i) for i in tied_at]
     if len(tied) == 1:
-        bpe = tied[0]
+        bpe = 0
     else:
         nxt = snapshot.next_merge
         scored = snapshot.trace.model.scored
         if (nxt is not None and not scored and nxt.count == top and "tied" in nxt.__dict__
                 and set(tied) == {nxt.pair, *nxt.tied} and len(tied) == 1 + len(nxt.tied)):
-            bpe = nxt.pair
+            bpe = tied.index(nxt.pair)
         else:
-            bpe = snapshot.pick("count", tied)
-    best = max(scores)
-    near = [p for p, s in zip(counts, scores) if s >= best * (1 - 1e-9)]
-    wp = near[0] if len(near) == 1 else snapshot.pick("score", near)
-    return bpe, wp
+            bpe = tied.index(snapshot.pick("count", dict.fromkeys(tied, int(top))))
+    near_at = np.flatnonzero(scores >= scores.max() * (1 - 1e-9)).tolist()
+    if len(near_at) == 1:
+        return tied_at[bpe], near_at[0]
+    near = dict(zip(map(pair_at, near_at), counts[near_at].tolist()))  # (with their counts: no table of all)
+    return tied_at[bpe], near_at[list(near).index(snapshot.pick("score", near))]
 
 
 def _padded(lo, hi, log):
@@ -311,17 +336,31 @@ def _padded(lo, hi, log):
     return lo - m, hi + m
 
 
-def _dots(xs: Scale, ys: Scale, xs_v, ys_v) -> str:
+def _pixels(scale: Scale, values):
+    """``round(scale(v))`` of every value of a numpy array, as Python computes it: the same
+    float operations, rounded half to even (as ``np.rint``); numpy's log10 may differ from
+    ``math.log10`` in the last bit, so a pixel within a hair of half is computed again by ``math``."""
+    import numpy as np
+
+    lo, k, p0 = scale.lo, scale.k, scale.p0
+    at = p0 + ((np.log10(values) if scale.log else values) - lo) * k
+    px = np.rint(at)
+    if scale.log:
+        for i in np.flatnonzero(np.abs(at - np.floor(at) - 0.5) < 1e-6).tolist():
+            px[i] = round(scale(values[i].item()))
+    return px.astype(np.int64)
+
+
+def _dots(xs: Scale, ys: Scale, counts, scores) -> str:
     """Every pair as a dot, one per pixel (thousands of pairs share a few hundred counts), as
-    one path."""
-    px_of = {c: round(xs(c)) for c in set(xs_v)}
-    if ys.log:
-        lo, k, p0, log10 = ys.lo, ys.k, ys.p0, math.log10
-        pys = [round(p0 + (log10(y) - lo) * k) for y in ys_v]
-    else:
-        pys = [round(ys(y)) for y in ys_v]
-    dots = dict.fromkeys(zip((px_of[c] for c in xs_v), pys))
-    d = [f"M{px} {py}h0" for px, py in dots]
+    one path, first met first."""
+    import numpy as np
+
+    px, py = _pixels(xs, counts), _pixels(ys, scores)
+    ylo = int(py.min())
+    _, first = np.unique((px - int(px.min())) * (int(py.max()) - ylo + 1) + (py - ylo), return_index=True)
+    first.sort()
+    d = [f"M{a} {b}h0" for a, b in zip(px[first].tolist(), py[first].tolist())]
     return (f'<path d="{"".join(d)}" stroke="{GREY}" stroke-opacity="0.6" stroke-width="3.6" '
             'stroke-linecap="round" fill="none"/>')
 
@@ -364,32 +403,27 @@ def bpe_vs_wordpiece_svg(snapshot, *, title: str | None = None, size: float = 1.
     width, height = 560.0, 340.0
     title = title if title is not None else f"Count vs WordPiece score, every pair at step {snapshot.step}"
     head = svg_text(10, 16, title, size=FS + 1, weight="700")
-    counts = snapshot.pair_counts
-    if not counts:
+    pair_at, counts, scores = _scatter_data(snapshot)
+    if not len(counts):
         body = head + svg_text(width / 2, height / 2, "no pairs left: every word is a single symbol", anchor="middle")
         return svg_chart("bpe-wp", snapshot.step, width, height, size, title, body)
-    tc = snapshot.token_counts
-    xs_v = list(counts.values())
-    ys_v = [c / (tc[a] * tc[b]) for (a, b), c in counts.items()]
     picks = _PICKS.get(snapshot)
     if picks is None:
-        picks = _PICKS[snapshot] = _quick_picks(snapshot, counts, ys_v)
-    bpe, wp = picks
-
-    def score(p):
-        return counts[p] / (tc[p[0]] * tc[p[1]])
+        picks = _PICKS[snapshot] = _quick_picks(snapshot, pair_at, counts, scores)
+    bi, wi = picks
+    bpe, wp = pair_at(bi), pair_at(wi)
 
     box = (74.0, 52.0, width - 24, height - 48)
-    xlo, xhi, ylo, yhi = min(xs_v), max(xs_v), min(ys_v), max(ys_v)
+    xlo, xhi, ylo, yhi = int(counts.min()), int(counts.max()), float(scores.min()), float(scores.max())
     xlog, ylog = xhi / xlo >= 30, yhi / ylo >= 30
     xs = Scale(*_padded(xlo, xhi, xlog), box[0], box[2], log=xlog)
     ys = Scale(*_padded(ylo, yhi, ylog), box[3], box[1], log=ylog)
-    parts = [head, _picks_legend(), _dots(xs, ys, xs_v, ys_v)]
+    parts = [head, _picks_legend(), _dots(xs, ys, counts, scores)]
     parts.append(svg_axes(xs, ys, box, xfmt="int", yfmt="exp" if ylog else "g",
                           xlabel="count of the pair (BPE picks the largest)",
                           ylabel="score = count(ab) / (count(a)·count(b))"))
-    bx, by = xs(counts[bpe]), ys(score(bpe))
-    wx, wy = xs(counts[wp]), ys(score(wp))
+    bx, by = xs(int(counts[bi])), ys(float(scores[bi]))
+    wx, wy = xs(int(counts[wi])), ys(float(scores[wi]))
     parts.append(_marker("square", bx, by, VERMILLION))
     parts.append(_marker("diamond", wx, wy, BLUE))
     conv = snapshot.trace.convention  # (byte-level pairs as the tables write them)
