@@ -20,6 +20,8 @@
 // asked for; when it comes (or, if it is lost, later), the step the slider is on then is, if
 // the page lacks it. A step that comes after the slider left it is kept, never shown over the
 // slider's.
+// A pointer dragging the handle asks for nothing while it moves: for the step under it once it
+// rests (DRAG_REST_MS), for the step it ends on as soon as the button is let go.
 
 const LIMIT = 400; // steps kept per pane (a step is 10-60 kB of HTML)
 const PANES = new Map(); // pane_id -> {steps: Map("generation:step" -> html), views: Set(show), ...}
@@ -47,6 +49,7 @@ function paneOf(model) {
 
 const key = (generation, step) => `${generation}:${step}`;
 const HOVER_MS = 40; // a pointer resting this long over the track asks for the step under it
+const DRAG_REST_MS = 120; // a dragging pointer resting this long asks for the step it is on
 const RETRY_MS = 300; // a step asked for and not come after this long is asked for again...
 // ... or after twice the last one's round trip, if longer (a kernel slowed down by other work
 // would otherwise be asked twice for every step)
@@ -141,12 +144,24 @@ export default {
     el.classList.add("bpe-step-pane");
     let shown = null; // the key of the step in el
     let retry = null;
+    // this explorer's slider under a button held down (drag.down), and when the pointer last
+    // moved with it (drag.moved)
+    const drag = { down: false, moved: -Infinity };
     const show = () => {
       const step = model.get("step");
       const k = key(model.get("generation"), step);
       const html = pane.steps.get(k);
       if (html === undefined) {
         el.setAttribute("aria-busy", "true"); // the step before stays until this one comes
+        // a pointer dragging the handle asks for the step it is on only once it rests (or lets
+        // go): a step asked for on the way kept the kernel busy when the drag ended, and the
+        // step it ended on waited behind it (issue 20: 250-350 ms at the end of one drag in ten)
+        const moving = performance.now() - drag.moved;
+        if (drag.down && moving < DRAG_REST_MS) {
+          clearTimeout(retry);
+          retry = setTimeout(show, DRAG_REST_MS - moving + 5);
+          return;
+        }
         ask(model, pane);
         // a busy kernel answers only the latest requests of a burst: ask again if need be
         clearTimeout(retry);
@@ -188,6 +203,7 @@ export default {
     // a pointer resting over this explorer's step slider (no button down) asks for the step under it
     let timer = null;
     const onPointer = (event) => {
+      if (drag.down && event.buttons) drag.moved = performance.now();
       const explorer = el.closest(".bpe-explorer");
       const slider = event.target.closest && event.target.closest(".widget-slider");
       if (!explorer || !slider || slider.closest(".bpe-explorer") !== explorer) return;
@@ -213,15 +229,15 @@ export default {
     document.addEventListener("pointermove", onPointer, true);
     // a drag of this explorer's step slider: when its button is let go, the step it ended on is
     // asked for at once if the page lacks it (issue 20: the last step of a drag waited a round trip)
-    let dragging = false;
     const onDown = (event) => {
       const explorer = el.closest(".bpe-explorer");
       const slider = event.target.closest && event.target.closest(".widget-slider");
-      dragging = Boolean(explorer && slider && slider.closest(".bpe-explorer") === explorer);
+      drag.down = Boolean(explorer && slider && slider.closest(".bpe-explorer") === explorer);
+      drag.moved = -Infinity; // (a click on the track is a jump: asked for at once)
     };
     const onUp = () => {
-      if (!dragging) return;
-      dragging = false;
+      if (!drag.down) return;
+      drag.down = false;
       const k = key(model.get("generation"), model.get("step"));
       if (!pane.steps.has(k)) ask(model, pane, true);
     };

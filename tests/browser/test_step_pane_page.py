@@ -199,3 +199,33 @@ def test_the_end_of_a_drag_is_asked_for_at_once(page):
     assert [k for k, _t in asked] == [1, 3], asked
     assert asked[1][1] - up < 50, (asked, up)  # at the button's release (else ~150 ms later)
     assert [s["k"] for s in page.evaluate("pane.shown")] == [0, 3]
+
+
+def test_a_moving_drag_asks_only_where_it_rests_and_ends(page):
+    """A pointer dragging over steps the page lacks asks for none while it moves (each would
+    keep the kernel busy when the drag ends: the last step waited behind it), the step it rests
+    on after DRAG_REST_MS, and the step it ends on when the button is let go; a click on the
+    track (no move) asks at once."""
+    page.mouse.move(2, 10)
+    page.mouse.down()
+    for k in range(1, 6):  # five steps, 16 ms apart, the pointer moving with them
+        page.mouse.move(2 + 5 * k, 10)
+        page.evaluate("k => pane.model.set('step', k)", k)
+        page.wait_for_timeout(16)
+    assert wants(page) == []
+    page.wait_for_timeout(200)  # it rests on step 5
+    assert [w["step"] for w in wants(page)] == [5]
+    for k in range(6, 9):
+        page.mouse.move(2 + 5 * k, 10)
+        page.evaluate("k => pane.model.set('step', k)", k)
+        page.wait_for_timeout(16)
+    page.mouse.up()
+    up = page.evaluate("performance.now()")
+    page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '8'", timeout=5_000)
+    asked = [(w["step"], w["t"]) for w in wants(page)]
+    assert [k for k, _t in asked] == [5, 8] and asked[1][1] - up < 50, (asked, up)
+    page.mouse.move(300, 10)  # a click further on (a jump): asked for at once
+    page.mouse.down()
+    page.evaluate("pane.model.set('step', 60)")
+    assert [w["step"] for w in wants(page)][-1] == 60
+    page.mouse.up()
