@@ -29,7 +29,7 @@ from itertools import chain, compress, count, islice
 from . import ranking
 from .convention import Merge
 from .pair_finder import PairFinder
-from .recorder import counts_view
+from .recorder import counts_view, numpy_or_none
 from .snapshot import Snapshot
 
 
@@ -270,9 +270,9 @@ class PairRanking:
         kept = self.__dict__.get("_tie_places")
         if kept is not None and len(kept) == len(pairs):
             return kept
-        if self.tie_rule.positional or self.stop_reason == "running":
+        np = numpy_or_none()  # (no numpy, as in a JupyterLite site offline: the items are ranked)
+        if self.tie_rule.positional or self.stop_reason == "running" or np is None:
             return None
-        import numpy as np  # (only here: never at import bpe_viz)
 
         rule, places = self.tie_rule, np.empty(len(pairs), np.intp)
         syms = list(dict.fromkeys(chain.from_iterable(pairs)))

@@ -41,7 +41,7 @@ from operator import is_not
 
 from .pairs import Change, LongState, PairIndex
 
-__all__ = ["History", "LongCheckpoint", "Recorder", "counts_view"]
+__all__ = ["History", "LongCheckpoint", "Recorder", "counts_view", "numpy_or_none"]
 
 INT32_MAX, INT64_MAX = 2**31 - 1, 2**63 - 1
 
@@ -56,9 +56,26 @@ def _counts(values, code: str | None):
     return list(values) if code is None else array(code, values)
 
 
+def numpy_or_none():
+    """The numpy module, or ``None`` where it is not installed (a JupyterLite site offline loads
+    no numpy: its lessons' merge steps take the pure-Python paths). Imported when first asked,
+    never at ``import bpe_viz``.
+
+    Example::
+
+        >>> numpy_or_none() is None or hasattr(numpy_or_none(), "frombuffer")
+        True
+    """
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
 def counts_view(counts):
     """A numpy view (no copy) of a counts array of a step, ``None`` for anything else (a list of
-    counts that may pass 64 bits, or an empty array): a cold slider step reads a step's counts
+    counts that may pass 64 bits, an empty array, or no numpy installed): a cold slider step reads a step's counts
     by numpy rather than one Python int per pair. numpy is imported here, when first asked.
 
     Example::
@@ -68,9 +85,8 @@ def counts_view(counts):
     """
     if not isinstance(counts, array) or not counts or counts.typecode not in "bBhHiIlLqQ":
         return None
-    import numpy as np  # (only here: never at import bpe_viz)
-
-    return np.frombuffer(counts, np.dtype(counts.typecode))
+    np = numpy_or_none()
+    return None if np is None else np.frombuffer(counts, np.dtype(counts.typecode))
 
 
 class LongCheckpoint:
@@ -324,7 +340,7 @@ class History:
         pc = pc0 + _zeros(npairs - len(pc0), self.code) if len(pc0) < npairs else pc0[:]
         a, b = self._d_off[k0], self._d_off[step]
         tc = tc0 + _zeros(len(self.base_symbols) + step - len(tc0), self.code)
-        if self.code is not None and b - a > self.NUMPY_FROM:
+        if self.code is not None and b - a > self.NUMPY_FROM and numpy_or_none() is not None:
             return seg, *self._replay_counts(pc, tc, a, b, k0, step)
         for i, d in zip(self._d_pid[a:b], self._d_val[a:b]):
             pc[i] += d
