@@ -65,8 +65,10 @@ LEFT_OUT = {
     "regex": "bpe_viz falls back to the standard library's re (bpe_viz.engine.text.regex_compat)",
     "pandas": "imported only where a DataFrame is asked for; loads from the Pyodide CDN online",
     "matplotlib": "imported only where a chart is drawn; loads from the Pyodide CDN online",
-    "numpy": "imported only when the sentencepiece-flavour Unigram trainer runs (lessons that also "
-             "draw charts with matplotlib, which needs it); loads from the Pyodide CDN online",
+    "numpy": "optional: a merge step uses it when it is there and pure Python when not (the offline "
+             "site); the sentencepiece-flavour Unigram trainer and the CompareExplorer's every-pair "
+             "chart need it, in lessons that also draw with matplotlib, which needs it; loads from "
+             "the Pyodide CDN online",
     "widgetsnbextension": "the classic Notebook's widget front end; the site's JupyterLab uses "
                           "jupyterlab_widgets (the kernel extension ships a stub of it)",
 }
