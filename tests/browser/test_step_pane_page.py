@@ -204,26 +204,31 @@ def test_the_end_of_a_drag_is_asked_for_at_once(page):
 def test_a_moving_drag_asks_only_where_it_rests_and_ends(page):
     """A pointer dragging over steps the page lacks asks for none while it moves (each would
     keep the kernel busy when the drag ends: the last step waited behind it), the step it rests
-    on after DRAG_REST_MS, and the step it ends on when the button is let go; a click on the
-    track (no move) asks at once."""
+    on after DRAG_REST_MS (120), and the step it ends on when the button is let go; a click on
+    the track (no move) asks at once."""
+    moves = []
+
+    def move_to(k):
+        page.mouse.move(2 + 5 * k, 10)
+        moves.append(page.evaluate("k => (pane.model.set('step', k), performance.now())", k))
+        page.wait_for_timeout(16)
+
     page.mouse.move(2, 10)
     page.mouse.down()
     for k in range(1, 6):  # five steps, 16 ms apart, the pointer moving with them
-        page.mouse.move(2 + 5 * k, 10)
-        page.evaluate("k => pane.model.set('step', k)", k)
-        page.wait_for_timeout(16)
-    assert wants(page) == []
+        move_to(k)
     page.wait_for_timeout(200)  # it rests on step 5
-    assert [w["step"] for w in wants(page)] == [5]
     for k in range(6, 9):
-        page.mouse.move(2 + 5 * k, 10)
-        page.evaluate("k => pane.model.set('step', k)", k)
-        page.wait_for_timeout(16)
+        move_to(k)
     page.mouse.up()
     up = page.evaluate("performance.now()")
     page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '8'", timeout=5_000)
     asked = [(w["step"], w["t"]) for w in wants(page)]
-    assert [k for k, _t in asked] == [5, 8] and asked[1][1] - up < 50, (asked, up)
+    # (a loaded machine may space two moves over 120 ms: only a pointer at rest may ask)
+    during = [(k, t) for k, t in asked[:-1] if t < up]  # (the last: the release's)
+    assert all(t - max(m for m in moves if m <= t) >= 110 for k, t in during), (asked, moves)
+    assert 5 in [k for k, _t in during], (asked, moves)
+    assert asked[-1][0] == 8 and asked[-1][1] - up < 50, (asked, up)
     page.mouse.move(300, 10)  # a click further on (a jump): asked for at once
     page.mouse.down()
     page.evaluate("pane.model.set('step', 60)")
