@@ -252,8 +252,8 @@ class Explorer(widgets.VBox):
         old, old_links = self._slider, self._slider_links
         value = min(getattr(self, self._step_trait), last)
         slider = StepSlider(value=value, min=0, max=last, description=self._step_desc,
-                                   continuous_update=True, disabled=self._bad_input is not None,
-                                   layout=widgets.Layout(width=self._slider_width()))
+                            continuous_update=True, disabled=self._bad_input is not None,
+                            layout=widgets.Layout(width=self._slider_width()))
         self._slider = slider
         # subtle: the slider first. A link copies its source to its target when the page draws it;
         # Play's value is never sent from here, so Play first would put a step set from code
