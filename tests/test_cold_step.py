@@ -147,3 +147,53 @@ def test_tied_head_is_the_head_of_tied(docs_traces):
                 full = tr.merges[step - 1].tied
                 assert (head, total) == (full[:n], len(full)), (step, n)
                 tr.merges[step - 1].__dict__.pop("tied")
+
+
+def _without_arrays(trace, monkeypatch):
+    """The trace's model valuing pairs one by one (as with no ``approx_arrays``)."""
+    monkeypatch.setattr(type(trace.model), "approx_arrays", lambda self, snap: None)
+
+
+@pytest.mark.parametrize("which", ["docs", "ties"])
+def test_wordpiece_shortlist_from_score_arrays_is_the_one_from_items(docs_traces, which, monkeypatch):
+    """A WordPiece step's top pairs, the ties of its merge and its number of pairs, shortlisted
+    from numpy score arrays (a cold compare step), are those of the (pair, count) items."""
+    tw = docs_traces[2] if which == "docs" else train_wordpiece(_tie_heavy(12), 150)
+    rng = random.Random(7)
+    steps = [1, len(tw) - 1] + [rng.randrange(1, len(tw)) for _ in range(12)] if which == "docs" else \
+        list(range(1, len(tw)))  # (ties at the best score are rare: every step of the toy)
+
+    def read():
+        _cold([tw])
+        out = []
+        for k in steps:
+            snap = tw[k]
+            assert ("_approx_arrays" in snap.__dict__) is False
+            out.append((k, snap.num_pairs, tw.top_items(snap, 6), tw.tied_head(k, 5), tw.tied_pairs(k)))
+            served.append(snap.__dict__.get("_approx_arrays") is not None and "_items" not in snap.__dict__)
+        return out
+
+    served: list = []
+    fast = read()
+    assert all(served)  # (the arrays served, no list of every pair was made)
+    served.clear()
+    assert which == "docs" or any(ties for *_, ties in fast)  # (ties shortlisted, not only unique bests)
+    _without_arrays(tw, monkeypatch)
+    assert read() == fast
+
+
+def test_token_lookup_reads_as_token_counts(docs_traces):
+    """The few-token lookup of a cold chart step (``Snapshot.pick("score", among)``) says what
+    ``token_counts`` says, and knows no token made after its step."""
+    from bpe_viz.engine.merges.snapshot import _TokenLookup
+
+    for tr in docs_traces:
+        for k in (0, 1, 333, len(tr) - 1):
+            snap = tr[k]
+            look = _TokenLookup(snap)
+            full = snap.token_counts
+            assert all(look[t] == c for t, c in full.items()), k
+            later = [m.token for m in tr.merges[k:k + 20] if m.token not in full]
+            for t in later:
+                with pytest.raises(KeyError):
+                    look[t]

@@ -80,6 +80,13 @@ class Model:
         approx = self.approx(tc, slot_of.__getitem__)
         return [approx(p, c) for p, c in items]
 
+    def approx_arrays(self, snapshot):
+        """``(pair ids, counts, approx values)`` of every pair of ``snapshot`` with a count, as
+        numpy arrays in pair-id order (:meth:`approx` of each at C speed), or ``None``: the
+        pairs are then valued one by one (:meth:`approx_all`). A count is its own value, and
+        a counts-only trace reads its counts array directly: ``None`` here."""
+        return None
+
     def describe(self, convention) -> list[str]:
         """The model's own parts of ``Convention.describe()``, after the marker and tie rule."""
         return []

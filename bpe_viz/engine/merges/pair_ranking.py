@@ -371,6 +371,23 @@ class PairRanking:
                                                                              slots[1])
         return values
 
+    def _approx_arrays(self, snap: Snapshot):
+        """``(ids, counts, approx values)`` of every item of :meth:`pair_items`, in its order, as
+        numpy arrays (``ids`` index ``history.pairs``), when the model computes them at C speed
+        and no pair is filtered out (WordPiece's scores: a cold compare step shortlists its top
+        pairs and the ties of a merge by score from ~10,000 pairs); ``None`` otherwise. The
+        values are the floats of :meth:`approx_values`. Kept per snapshot."""
+        kept = snap.__dict__.get("_approx_arrays", False)
+        if kept is False:
+            kept = None
+            allowed = self.__dict__.get("_pair_filter", False)
+            if allowed is False:
+                allowed = self.__dict__["_pair_filter"] = self.model.pair_filter(self)
+            if allowed is None and not self.model.one_piece_per_string and numpy_or_none() is not None:
+                kept = self.model.approx_arrays(snap)
+            snap.__dict__["_approx_arrays"] = kept
+        return kept
+
     def top_items(self, snap: Snapshot, n: int):
         """The ``n`` best (pair, count) items of ``snap``, ranked (``rank_items(...)[:n]``). The
         best 8 at least are ranked and kept on the snapshot: a step's table (4 rows on a projector)
@@ -393,6 +410,14 @@ class PairRanking:
                 if best is not None:
                     return self._public([(pairs[i], counts[i]) for i in best])
                 return self.rank_head(snap, [(pairs[i], counts[i]) for i in ids], n)
+        arrays = self._approx_arrays(snap) if n else None
+        if arrays is not None and len(arrays[0]) > n:
+            # the same shortlist from the model's arrays: no (pair, count) item per pair
+            ids, counts, values = arrays
+            cut = float(values[values.argpartition(len(values) - n)[len(values) - n]]) * (1 - 1e-9)
+            near = values >= cut
+            pairs = self.history.pairs
+            return self.rank_head(snap, [(pairs[i], c) for i, c in zip(ids[near].tolist(), counts[near].tolist())], n)
         items = self.pair_items(snap)
         if len(items) <= n:
             return self.rank_items(snap, items)
@@ -519,10 +544,16 @@ class PairRanking:
         if ids is not None:
             pairs, top = self.history.pairs, m.count
             return before, [(pairs[i], top) for i in ids]
-        items = self.pair_items(before)
         value = m.score if self.model.scored else m.count
         exact = self.rank_function(before)
         near = float(value) * (1 - 1e-9)
+        arrays = self._approx_arrays(before)
+        if arrays is not None:
+            ids, counts, values = arrays
+            close, pairs = values >= near, self.history.pairs
+            return before, [(pairs[i], c) for i, c in zip(ids[close].tolist(), counts[close].tolist())
+                            if exact(pairs[i], c) == value]
+        items = self.pair_items(before)
         return before, [(p, c) for (p, c), v in zip(items, self.approx_values(before))
                         if v >= near and exact(p, c) == value]
 

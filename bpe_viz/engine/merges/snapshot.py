@@ -54,6 +54,32 @@ def _token_spellings(trace):
     return kept[1]
 
 
+class _TokenLookup:
+    """``snapshot.token_counts[token]`` for a few tokens, without the dict of every token (a
+    cold chart step asks for the two tokens of each of a few pairs tied at the best score)."""
+
+    def __init__(self, snapshot):
+        self.snapshot, spelled = snapshot, _token_spellings(snapshot.trace)
+        self.at = None if spelled is None else _spelling_index(snapshot.trace, spelled)
+
+    def __getitem__(self, token: str) -> int:
+        if self.at is None:
+            return self.snapshot.token_counts[token]
+        slot, pos = self.at[token]  # (KeyError: no such token, as the dict says)
+        if pos >= len(self.snapshot.trace.base_symbols) + self.snapshot.step:
+            raise KeyError(token)  # made after this step
+        return self.snapshot.state[2][slot]
+
+
+def _spelling_index(trace, spelled) -> dict:
+    """public spelling -> (slot, position) of :func:`_token_spellings`, kept with it."""
+    kept = trace.__dict__.get("_spelling_index")
+    if kept is None or kept[0] is not spelled:
+        pubs, slots, ends = spelled
+        kept = trace.__dict__["_spelling_index"] = (spelled, dict(zip(pubs, zip(slots, ends))))
+    return kept[1]
+
+
 class Snapshot:
     """The state after ``step`` merges: a read-only view, rebuilt on demand from the trace.
 
@@ -231,7 +257,8 @@ class Snapshot:
             counts = self.state[1]
             view = counts_view(counts)  # no list of pairs needed
             return int(view.astype(bool).sum()) if view is not None else len(counts) - counts.count(0)
-        return len(t.pair_items(self))
+        arrays = t._approx_arrays(self) if "_items" not in self.__dict__ else None
+        return len(arrays[0]) if arrays is not None else len(t.pair_items(self))
 
     def scores(self) -> dict[tuple[str, str], Fraction]:
         """WordPiece score of every pair at this step: count(ab) / (count(a) * count(b))."""
@@ -259,7 +286,8 @@ class Snapshot:
             top = max(counts.values()) if among is None else None
             tied = [p for p, c in counts.items() if c == top] if among is None else list(among)
         elif by == "score":
-            tied = ranking.best_by_score(counts, self.token_counts, among)[1]
+            tc = self.token_counts if among is None or "token_counts" in self.__dict__ else _TokenLookup(self)
+            tied = ranking.best_by_score(counts, tc, among)[1]
         else:
             raise ValueError(f"by must be 'count' or 'score', got {by!r}")
         if len(tied) == 1:
