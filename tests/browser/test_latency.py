@@ -513,10 +513,11 @@ NOT_YET = {
                                "no pointer resting first lands on a step the page was never sent: the "
                                "floor's round trip (~65 ms), the kernel's render (~6 ms of CPU, 10-30 ms "
                                "under the browser's load) and the paint of a ~57 KB step (~35-40 ms)",
-    ("CompareExplorer", "jump"): "145-167 ms median (2026-11-26): as the stepper's, with a kernel render of "
-                                 "~26-37 ms of CPU (two traces' tied pairs, a chart of every pair) and a "
-                                 "65-87 KB step to paint; only a step rendered in the page from compact "
-                                 "per-step data (no round trip) would meet 100 ms",
+    ("CompareExplorer", "jump"): "132-167 ms median (2026-11-26/27): as the stepper's, with a kernel render "
+                                 "of ~19-24 ms of CPU (two traces' tied pairs, a chart of every pair; "
+                                 "2-5 times that under the browser's load) and a 65-87 KB step to paint; "
+                                 "only a step rendered in the page from compact per-step data (no round "
+                                 "trip) would meet 100 ms",
 }
 
 
