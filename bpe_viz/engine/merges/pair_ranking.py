@@ -9,13 +9,13 @@ rule's (:mod:`~bpe_viz.engine.merges.ranking`).
 
 A cold slider step (issue 20) ranks only what it shows: the first rows of the pair table and the
 first tied pairs of a merge (:meth:`PairRanking.rank_head`, :meth:`PairRanking.tied_head`), reads
-first-met positions only as far as it needs them, and gets the state before a merge by undoing
-the merge on the state after it (:meth:`PairRanking.state_before`) rather than by a second
-rebuild. A step's largest counts and the ids of the pairs at or above them are found once per
-step, by numpy over its counts array, and serve its top pairs and the ties of the merges before
-and after it; a long word is read for first-met positions in pieces. When thousands of pairs tie
-(late in a run most pairs left count 2), a rule that needs no positions places them by the
-trace's kept tie order (:meth:`PairRanking._best_ids`), with no sort key made per pair.
+first-met positions only as far as it needs them (:mod:`~bpe_viz.engine.merges.first_met`, a
+long word in pieces), and gets the state before a merge by undoing the merge on the state after
+it (:meth:`PairRanking.state_before`) rather than by a second rebuild. A step's largest counts
+and the ids of the pairs at or above them are found once per step, by numpy over its counts
+array, and serve its top pairs and the ties of the merges before and after it. When thousands
+of pairs tie (late in a run most pairs left count 2), a rule that needs no positions places them
+by the trace's kept tie order (:meth:`PairRanking._best_ids`), with no sort key made per pair.
 ``tests/test_cold_step.py`` checks every shortcut against the full ranking.
 """
 
@@ -23,19 +23,17 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from operator import itemgetter
-from itertools import chain, compress, count, islice
+from itertools import chain, compress
 
 from . import ranking
 from .convention import Merge
+from .first_met import FirstMetScan
 from .pair_finder import PairFinder
 from .recorder import counts_view, numpy_or_none
 from .snapshot import Snapshot
 
 
 __all__ = ["PairRanking"]
-
-_TAIL = itemgetter(slice(1, None))  # syms -> syms[1:]
 
 
 class _KeptKeys:
@@ -110,47 +108,6 @@ def _split_back(syms, tok: str, pair: tuple) -> tuple:
         start = i + 1
 
 
-class _FirstMetScan:
-    """The first-met order of one snapshot's pairs, read as far as asked: words in growing
-    chunks, each chunk's pairs at C speed (``dict.fromkeys`` keeps each pair's first occurrence,
-    in order), a long word (a text without spaces is one) in growing pieces of its own;
-    ``ranks`` maps every pair met so far to its rank among distinct pairs."""
-
-    LONG = 4096  # symbols: a longer word is read in pieces (the scan may stop inside it)
-    MAX_CHUNK = 512  # words read between two checks
-
-    def __init__(self, snap: Snapshot):
-        self.seg, self.seen, self.ranks, self.lo, self.size = snap.state[0], {}, {}, 0, 256
-        self.pos, self.piece = 0, self.LONG  # where in seg[lo] a long word's reading stands
-
-    def until(self, enough) -> dict:
-        """Read on until ``enough(ranks)`` holds (``None``: to the end); ``ranks``."""
-        seg, seen, ranks = self.seg, self.seen, self.ranks
-        while self.lo < len(seg) and (enough is None or not enough(ranks)):
-            if self.pos or len(seg[self.lo]) > self.LONG:
-                self._read_piece()
-            else:
-                chunk = seg[self.lo:self.lo + self.size]
-                # stop before the chunk's first long word: it is read in pieces
-                cut = next(compress(count(), map(self.LONG.__lt__, map(len, chunk))), len(chunk))
-                chunk = chunk[:cut]
-                # growing chunks, up to MAX_CHUNK words: a doubling chunk overshoots by up to the
-                # whole corpus when a rare tied pair is met late (a slider step's ties often are)
-                self.lo, self.size = self.lo + len(chunk), min(self.size * 2, self.MAX_CHUNK)
-                # each word's pairs: zip(syms, syms[1:]), mapped over the chunk at C speed
-                seen.update(dict.fromkeys(chain.from_iterable(map(zip, chunk, map(_TAIL, chunk)))))
-            ranks.update(zip(islice(seen, len(ranks), None), count(len(ranks))))
-        return ranks
-
-    def _read_piece(self) -> None:
-        word, pos = self.seg[self.lo], self.pos
-        piece = word[pos:pos + self.piece + 1]  # one symbol more: the pair across the cut
-        self.seen.update(dict.fromkeys(zip(piece, piece[1:])))
-        self.pos, self.piece = pos + self.piece, self.piece * 2
-        if self.pos >= len(word) - 1:
-            self.lo, self.pos, self.piece = self.lo + 1, 0, self.LONG
-
-
 class PairRanking:
     """The ranking half of a :class:`~bpe_viz.engine.merges.trace.Trace` (see the module)."""
 
@@ -196,11 +153,11 @@ class PairRanking:
                 return found
         return self._first_met_scan(snap).until(enough)
 
-    def _first_met_scan(self, snap: Snapshot) -> "_FirstMetScan":
+    def _first_met_scan(self, snap: Snapshot) -> FirstMetScan:
         cache = self.__dict__.setdefault("_first_met_orders", {})  # step -> its scan, oldest first
         scan = cache.get(snap.step)
         if scan is None:
-            scan = cache[snap.step] = _FirstMetScan(snap)
+            scan = cache[snap.step] = FirstMetScan(snap.state[0])
             while len(cache) > self._FIRST_MET_KEEP:
                 del cache[next(iter(cache))]  # the oldest (about 1 MB each on a real text, read to the end)
         return scan
