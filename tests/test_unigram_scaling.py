@@ -8,9 +8,9 @@ distinct words, and still the same to the bit.
   section 7): every round's pieces, probabilities, losses and removal losses compared with
   ``==``. ``encode_word``'s rows (one Viterbi table read per prefix) against every cut of every
   prefix enumerated, for both flavours and a model read from pieces.
-* **Linear**: CPU time (``time.process_time``: the machine is shared) per doubling, median of
-  3, at most ×2.2 (a time under ``FLOOR_S`` counts as ``FLOOR_S``, so noise on tiny figures
-  cannot fail it); the tracemalloc peak of ``encode_word`` per doubling at most ×2.5; counts
+* **Linear**: CPU time (``time.process_time``: the machine is shared) per doubling, the median
+  of 5 ratios of runs timed back to back, at most ×2.2 (a time under ``FLOOR_S`` counts as
+  ``FLOOR_S``, so noise on tiny figures cannot fail it); the tracemalloc peak of ``encode_word`` per doubling at most ×2.5; counts
   are weights (a word counted 1,000 times costs what it costs once).
 """
 
@@ -275,22 +275,54 @@ def cpu_median(fn, *args, runs=3) -> float:
     return statistics.median(cpu_seconds(fn, *args) for _ in range(runs))
 
 
+def paired_ratio(fn, a, b, runs=5) -> tuple[float, float, float]:
+    """(median of ``time(b) / time(a)`` over ``runs`` pairs timed back to back, the order
+    alternating; median time at ``a``; at ``b``). Why pairs: this machine's speed drifts by up to
+    ±40 % over a second (a fixed loop read 70-119 ms), so the medians of two sizes timed seconds
+    apart gave ×1.5-×3.0 for a ×2.0 doubling; two runs back to back share the machine's speed."""
+    ratios, ta, tb = [], [], []
+    for i in range(runs):
+        if i % 2 == 0:
+            x = cpu_seconds(fn, a)
+            y = cpu_seconds(fn, b)
+        else:
+            y = cpu_seconds(fn, b)
+            x = cpu_seconds(fn, a)
+        ta.append(x)
+        tb.append(y)
+        ratios.append(max(y, FLOOR_S) / max(x, FLOOR_S))
+    return statistics.median(ratios), statistics.median(ta), statistics.median(tb)
+
+
 def assert_doublings(label, sizes, fn, ratio=RATIO, tries=3):
-    """Each size's CPU time (median of 3) at most ``ratio`` times the one at half of it; a pair
-    over it is timed again (up to ``tries`` in all) before it fails: other jobs on a shared
-    machine slow a whole run down now and then (they cannot make a quadratic step pass)."""
-    times = {n: cpu_median(fn, n) for n in sizes}
-    seen = []
+    """Each size's CPU time at most ``ratio`` times the one at half of it (the median of 5
+    paired ratios, :func:`paired_ratio`); a pair over it is timed again (up to ``tries`` in all)
+    before it fails: other jobs on a shared machine slow one side down now and then (they cannot
+    make a quadratic step pass: ×4 per doubling)."""
+    seen, times = [], {}
     for a, b in itertools.pairwise(sizes):
-        for attempt in range(tries):
-            r = max(times[b], FLOOR_S) / max(times[a], FLOOR_S)
-            if r <= ratio or attempt == tries - 1:
+        for _attempt in range(tries):
+            r, times[a], times[b] = paired_ratio(fn, a, b)
+            if r <= ratio:
                 break
-            times[a], times[b] = cpu_median(fn, a), cpu_median(fn, b)
         seen.append(r)
     assert all(r <= ratio for r in seen), (
         f"{label}: CPU time per doubling {', '.join(f'×{r:.2f}' for r in seen)} (want ≤ ×{ratio}); "
         f"seconds at {sizes}: {', '.join(f'{times[n]:.3f}' for n in sizes)}")
+
+
+def test_assert_doublings_fails_a_quadratic_step_and_passes_a_linear_one():
+    """The timing check itself: a loop of n² steps fails it, one of n steps passes (both above
+    ``FLOOR_S``, so the floor does not decide)."""
+    def quadratic(n):
+        sum(i ^ j for i in range(n) for j in range(n))
+
+    def linear(n):
+        sum(i ^ j for i in range(n) for j in range(300))
+
+    with pytest.raises(AssertionError, match="CPU time per doubling"):
+        assert_doublings("n²", (600, 1200), quadratic, tries=1)
+    assert_doublings("n", (800, 1600), linear)
 
 
 @cache
