@@ -110,22 +110,22 @@ def lab(repo_copy, tmp_path_factory):
     however the tests end."""
     home = tmp_path_factory.mktemp("jupyter-lab")
     env = servers.jupyter_env(home, repo_copy)
-    port = servers.free_port()
-    cmd = [servers.python(), "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
-           "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-           "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-           f"--ServerApp.root_dir={repo_copy}", "--LabApp.news_url=None"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
+
+    def cmd(port):
+        return ([servers.python(), "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+                 "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
+                 "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+                 f"--ServerApp.root_dir={repo_copy}", "--LabApp.news_url=None"]
+                + (["--allow-root"] if os.geteuid() == 0 else []))
+
     log = bs.ARTIFACTS / "jupyterlab.log"
-    proc = servers.start(cmd, env=env, cwd=repo_copy, log=log)
-    base = f"http://127.0.0.1:{port}"
+    server = servers.Listening(cmd, env=env, cwd=repo_copy, log=log, what="JupyterLab")
     try:
-        servers.wait_until(lambda: servers.api(base, "/api/status") is not None, 60, "JupyterLab", proc, log)
-        yield Server(base, repo_copy, proc, log)
+        server.wait(60, ready=lambda: servers.api(server.base, "/api/status") is not None)
+        yield Server(server.base, repo_copy, server.proc, log)
     finally:
-        servers.shutdown_kernels(base)
-        servers.stop(proc)
+        servers.shutdown_kernels(server.base)
+        servers.stop(server.proc)
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +157,7 @@ class VoilaServers:
     def __init__(self, repo: Path, tmp_path_factory, browser):
         self.repo, self.tmp = repo, tmp_path_factory
         self.notebooks = bs.notebook_files(repo / "notebooks")  # the lessons, then the deep dives
-        self.started: dict[str, tuple] = {}
+        self.started: dict[str, servers.Listening] = {}
         self.pages = bs.Pages(browser, "voila")
         self.prefetched: dict[str, object] = {}
 
@@ -168,11 +168,14 @@ class VoilaServers:
         if self._name(nb) in self.started:
             return
         env = servers.jupyter_env(self.tmp.mktemp("jupyter-voila"), self.repo)
-        port = servers.free_port()
-        cmd = [servers.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}",
-               "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--Voila.show_tracebacks=True"]
+
+        def cmd(port):
+            return [servers.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}",
+                    "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--Voila.show_tracebacks=True"]
+
         log = bs.ARTIFACTS / f"voila-{nb.stem}.log"
-        self.started[self._name(nb)] = (port, servers.start(cmd, env=env, cwd=nb.parent, log=log), log)
+        self.started[self._name(nb)] = servers.Listening(cmd, env=env, cwd=nb.parent, log=log,
+                                                         what=f"Voilà on {self._name(nb)}")
 
     def url(self, name: str) -> str:
         nb = self.repo / "notebooks" / name
@@ -180,10 +183,9 @@ class VoilaServers:
         for other in self.notebooks:
             self._start(other)
         self._start(nb)
-        port, proc, log = self.started[name]
-        # every GET starts a kernel and runs the notebook: probe readiness with a TCP connect only
-        servers.wait_until(lambda: servers.port_open(port), 60, f"Voilà on {name}", proc, log)
-        return f"http://127.0.0.1:{port}"
+        # every GET starts a kernel and runs the notebook: probe readiness without one
+        self.started[name].wait(60)
+        return self.started[name].base
 
     def _load(self, name: str):
         page = self.pages.new(width=1280, height=900, suffix="-" + Path(name).stem, track=False)
@@ -213,11 +215,11 @@ class VoilaServers:
                 except Exception:
                     pass
             bs.Pages.close_page(page)
-        servers.terminate(self.started[name][1])
+        servers.terminate(self.started[name].proc)
 
     def stop_all(self):
         self.pages.close(failed=False)
-        servers.stop_all([proc for _port, proc, _log in self.started.values()], timeout=3)
+        servers.stop_all([server.proc for server in self.started.values()], timeout=3)
 
 
 @pytest.fixture(scope="session")

@@ -30,10 +30,21 @@ def python() -> str:
 # -- processes and ports ------------------------------------------------------------------------
 
 
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port free now and never handed out before by this process. (Binding port 0 and closing
+    the socket can give the same port twice in a row; a dozen Voilà servers started together then
+    fight for one port.)"""
+    for _ in range(100):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
+    raise RuntimeError("no free port found that was not handed out before")
 
 
 def port_open(port: int) -> bool:
@@ -126,6 +137,56 @@ def wait_until(check, timeout: float, what: str, proc: subprocess.Popen | None =
         time.sleep(0.2)
     tail = log.read_text(errors="replace")[-3000:] if log and log.exists() else ""
     raise TimeoutError(f"{what}: not ready after {timeout:.0f} s\n{tail}")
+
+
+# what Jupyter Server and Voilà print when the port they were told to use is taken (with
+# ``port_retries=0`` they then exit)
+_PORT_TAKEN = ("is already in use", "no available port could be found")
+
+
+class Listening:
+    """A server told to listen on 127.0.0.1 at a free port, started at once (``start``), waited for
+    later (``wait``). Between the pick of the port and the server's bind, another process (a
+    kernel starting elsewhere) can take it; the server then exits saying so, and ``wait`` starts
+    it again on a new port, up to ``tries`` times. It is ready when the port accepts a connection
+    *and* its log says it runs at that port, so a port taken by someone else never reads as ready.
+
+    ``make_cmd(port)`` gives the command line for a port."""
+
+    def __init__(self, make_cmd, *, env: dict, cwd: Path, log: Path, what: str, tries: int = 3):
+        self.make_cmd, self.env, self.cwd, self.log, self.what = make_cmd, env, cwd, log, what
+        self.tries, self.started = tries, 0
+        self.port, self.proc = 0, None
+        self._start()
+
+    def _start(self):
+        self.port = free_port()
+        self.proc = start(self.make_cmd(self.port), env=self.env, cwd=self.cwd, log=self.log)
+        self.started += 1
+
+    def _says_running(self) -> bool:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return f"127.0.0.1:{self.port}/" in text
+
+    def _port_taken(self) -> bool:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return any(m in text for m in _PORT_TAKEN)
+
+    def wait(self, timeout: float = 60, ready=None) -> int:
+        """Wait until the server listens (and ``ready()``, if given, is true); return its port."""
+        while True:
+            try:
+                wait_until(lambda: port_open(self.port) and self._says_running() and (ready is None or ready()),
+                           timeout, self.what, self.proc, self.log)
+                return self.port
+            except RuntimeError:
+                if self.started >= self.tries or not self._port_taken():
+                    raise
+                self._start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
 
 def jupyter_env(home: Path, repo: Path) -> dict:

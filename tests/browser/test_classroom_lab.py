@@ -308,15 +308,15 @@ def projector_app(browser, tmp_path_factory):
     nb = folder / "projector.ipynb"
     servers.write_notebook(nb, PROJECTOR_CELLS)
     env = servers.jupyter_env(tmp_path_factory.mktemp("jupyter-projector"), bs.ROOT)
-    port = servers.free_port()
     log = bs.ARTIFACTS / "voila-projector.log"
-    proc = servers.start([servers.python(), "-m", "voila", str(nb), "--no-browser", f"--port={port}",
-                          "--Voila.ip=127.0.0.1", "--Voila.port_retries=0"], env=env, cwd=folder, log=log)
+    server = servers.Listening(lambda port: [servers.python(), "-m", "voila", str(nb), "--no-browser",
+                                             f"--port={port}", "--Voila.ip=127.0.0.1", "--Voila.port_retries=0"],
+                               env=env, cwd=folder, log=log, what="Voilà (projector)")
     ps = bs.Pages(browser, "voila-projector")
     try:
-        servers.wait_until(lambda: servers.port_open(port), 60, "Voilà (projector)", proc, log)
+        server.wait(60)
         page = ps.new(width=1024, height=768)
-        page.goto(f"http://127.0.0.1:{port}/", wait_until="commit", timeout=120_000)
+        page.goto(f"{server.base}/", wait_until="commit", timeout=120_000)
         page.wait_for_load_state("load", timeout=150_000)
         page.wait_for_function("() => document.querySelectorAll("
                                "'script[type=\"application/vnd.voila.cell-output+json\"]').length === 0",
@@ -326,7 +326,7 @@ def projector_app(browser, tmp_path_factory):
         yield page
     finally:
         ps.close(failed=False)
-        servers.stop(proc)
+        servers.stop(server.proc)
 
 
 _BOX = "e => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right} }"
