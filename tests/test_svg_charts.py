@@ -228,6 +228,31 @@ def test_warmer_prepares_the_next_steps_in_idle_time():
     assert ex.view_html == fresh.view_html and live_charts(ex) == live_charts(fresh)
 
 
+@without_a_running_loop
+def test_warmer_builds_the_traces_tie_order_after_the_neighbours():
+    """Issue 20: the first jump on a trace built the kept tie order (100-170 ms on the docs at
+    10,000 merges); now the kernel's idle time builds it, after the steps next to the one shown."""
+    import asyncio
+
+    from bpe_viz.widgets import MergeExplorer
+
+    trace = train_bpe(corpora.load("python-docs"), 300, preset="subword-nmt")
+    ex = MergeExplorer.from_trace(trace)
+    assert "_tie_places" not in trace.__dict__
+
+    async def step_then_idle():
+        ex.step = 150
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if "_tie_places" in trace.__dict__:
+                return
+
+    asyncio.run(step_then_idle())
+    assert ex._warmer.prepared >= 11  # the neighbours came first
+    places = trace.__dict__["_tie_places"]
+    assert sorted(places) == list(range(len(trace.history.pairs)))  # a place for every pair
+
+
 def test_pair_charts_write_byte_level_pairs_as_the_tables_do():
     """A GPT-2-style (byte-level) trace: both pair charts (SVG and matplotlib) name a pair by the
     text its bytes spell, as the tables do (``␣t``, ``<ed 95>``), never by GPT-2's byte symbols

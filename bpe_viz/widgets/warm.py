@@ -51,8 +51,9 @@ class Warmer:
         self.prepared = 0  # how many steps were prepared (for tests and curiosity)
 
     def after_step(self, neighbours) -> bool:
-        """Forget what was left to prepare; prepare ``neighbours`` (in order) when idle.
-        Returns whether anything was scheduled (only inside a running event loop)."""
+        """Forget what was left to prepare; prepare ``neighbours`` (in order) when idle: each a
+        step, or a callable (a job of its own, called with no argument in its turn). Returns
+        whether anything was scheduled (only inside a running event loop)."""
         self.cancel()
         try:
             loop = asyncio.get_running_loop()
@@ -84,8 +85,11 @@ class Warmer:
             return
         k = self._todo.pop(0)
         try:
-            self._prepare(k)
-            self.prepared += 1
+            if callable(k):
+                k()
+            else:
+                self._prepare(k)
+                self.prepared += 1
         except Exception:  # only a help: the real step reports any error in the view
             self._todo = []
             return
