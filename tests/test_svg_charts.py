@@ -253,6 +253,39 @@ def test_warmer_builds_the_traces_tie_order_after_the_neighbours():
     assert sorted(places) == list(range(len(trace.history.pairs)))  # a place for every pair
 
 
+@without_a_running_loop
+def test_compare_warmer_prepares_both_traces_and_the_steps_read_the_same():
+    """The CompareExplorer's idle time builds each trace's per-trace parts of a cold step after
+    the neighbour steps (step 0, shown first, builds most of them; the token spellings that a
+    chart's tie at the best WordPiece score reads are left); a step rendered after that is the
+    one a fresh explorer renders."""
+    import asyncio
+
+    from bpe_viz.widgets import CompareExplorer
+
+    text = corpora.load("python-docs")
+    tb, tw = train_bpe(text, 400, preset="hf-course"), train_wordpiece(text, 400)
+    ex = CompareExplorer.from_traces(tb, tw)
+    built = ("_token_spellings", "_spelling_index")
+    assert not any(name in t.__dict__ for name in built for t in (tb, tw))
+
+    async def step_then_idle():
+        ex.step = 200
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if "_spelling_index" in tw.__dict__:
+                return
+
+    asyncio.run(step_then_idle())
+    assert ex._warmer.prepared >= 5  # the neighbours came first
+    assert all(name in t.__dict__ for name in built for t in (tb, tw))
+    assert all(name in t.__dict__ for name in ("_pair_finder", "_ids_cache", "_wp_pair_slots") for t in (tb, tw))
+    ex.step = 321
+    fresh = CompareExplorer.from_traces(train_bpe(text, 400, preset="hf-course"), train_wordpiece(text, 400))
+    fresh.step = 321
+    assert ex.view_html == fresh.view_html
+
+
 def test_pair_charts_write_byte_level_pairs_as_the_tables_do():
     """A GPT-2-style (byte-level) trace: both pair charts (SVG and matplotlib) name a pair by the
     text its bytes spell, as the tables do (``␣t``, ``<ed 95>``), never by GPT-2's byte symbols

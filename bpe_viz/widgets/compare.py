@@ -184,8 +184,10 @@ class CompareExplorer(TrainingExplorer):
         self._chart_view.shown = self.show_chart
         # what an arrow key, Play or the step buttons ask for next, sent ahead when the kernel is
         # idle (fewer than the stepper: a step of two traces and their chart costs 60-100 ms on a
-        # real text, and a jump asked meanwhile waits for the step in hand)
-        self._warmer.after_step([k + 1, k - 1, k + 2, k + 3, k - 2])
+        # real text, and a jump asked meanwhile waits for the step in hand); then what the
+        # traces' first jump would build (issue 20)
+        self._warmer.after_step([k + 1, k - 1, k + 2, k + 3, k - 2,
+                                 self.trace_bpe.prepare_ranking, self.trace_wp.prepare_ranking])
 
     def _step_key(self):
         """What every step's HTML depends on besides the step: a change renders every step anew."""

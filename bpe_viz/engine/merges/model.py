@@ -87,6 +87,10 @@ class Model:
         a counts-only trace reads its counts array directly: ``None`` here."""
         return None
 
+    def prepare(self, trace) -> None:
+        """Build what the model keeps per trace for a cold step (:meth:`Trace.prepare_ranking`
+        calls this in a kernel's idle time); nothing by default."""
+
     def describe(self, convention) -> list[str]:
         """The model's own parts of ``Convention.describe()``, after the marker and tie rule."""
         return []

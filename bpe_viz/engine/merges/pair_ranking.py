@@ -30,7 +30,7 @@ from .convention import Merge
 from .first_met import FirstMetScan
 from .pair_finder import PairFinder
 from .recorder import counts_view, numpy_or_none
-from .snapshot import Snapshot
+from .snapshot import Snapshot, prepare_token_lookup
 
 
 __all__ = ["PairRanking"]
@@ -146,9 +146,7 @@ class PairRanking:
         if len(must) + len(rest) <= self._FIND_AT_MOST and (scan is None or not enough(scan.ranks)):
             # a few pairs (a rare tie is read late by a scan): found by text search, as
             # (word, position), which orders them as their ranks would
-            finder = self.__dict__.get("_pair_finder") or self.__dict__.setdefault("_pair_finder",
-                                                                                     PairFinder(self.history))
-            found = finder.first(snap.state[0], must | (rest if want > 0 else set()))
+            found = self._finder().first(snap.state[0], must | (rest if want > 0 else set()))
             if found is not None:
                 return found
         return self._first_met_scan(snap).until(enough)
@@ -220,11 +218,26 @@ class PairRanking:
         return self._public(ranked)
 
     def prepare_ranking(self) -> None:
-        """Build now what ranking a cold step needs once per trace (the kept tie order, 100-170 ms
-        on a 10,000-merge trace of a real text), so that no slider jump pays it: an explorer calls
-        it in the kernel's idle time. Nothing to do for a positional rule or a trace still
-        training."""
+        """Build now what a cold step needs once per trace, so that no slider jump pays it (an
+        explorer calls this in the kernel's idle time; on the docs at 10,000 merges the first
+        jump cost 40-140 ms more than the next ones): the kept tie order (not for a positional
+        rule), the model's pair filter, the text search for tied pairs (only for a positional
+        rule), the token spellings and ids, and whatever the model keeps per trace
+        (:meth:`~bpe_viz.engine.merges.model.Model.prepare`). Nothing while training runs (the
+        pairs still grow)."""
+        if self.stop_reason == "running":
+            return
         self._tie_order()
+        self.counts_only()
+        if self.tie_rule.positional:
+            self._finder()
+        prepare_token_lookup(self)
+        self.id_table
+        self.model.prepare(self)
+
+    def _finder(self) -> PairFinder:
+        """The text search for a few pairs' first occurrence, kept per trace."""
+        return self.__dict__.get("_pair_finder") or self.__dict__.setdefault("_pair_finder", PairFinder(self.history))
 
     def _tie_order(self):
         """pair id -> its place among all the trace's pairs by the tie rule (a numpy array; equal

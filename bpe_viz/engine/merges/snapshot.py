@@ -80,6 +80,14 @@ def _spelling_index(trace, spelled) -> dict:
     return kept[1]
 
 
+def prepare_token_lookup(trace) -> None:
+    """Build the token spellings and their index that a cold step's token lookups read, kept
+    per trace (:meth:`~bpe_viz.engine.merges.pair_ranking.PairRanking.prepare_ranking`)."""
+    spelled = _token_spellings(trace)
+    if spelled is not None:
+        _spelling_index(trace, spelled)
+
+
 class Snapshot:
     """The state after ``step`` merges: a read-only view, rebuilt on demand from the trace.
 

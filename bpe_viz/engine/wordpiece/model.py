@@ -32,7 +32,7 @@ from ..merges.encoding import EncodeStep, WordWalkthrough
 from ..merges.model import Model, register
 from ..merges.pairs import PairIndex
 from ..merges.ranking import best_by_score, rank, wordpiece_score
-from ..merges.recorder import Recorder
+from ..merges.recorder import Recorder, numpy_or_none
 from ..merges.training import UNSET as _UNSET, Training, check_num_merges, prepare, resolve_convention
 from ..merges.trace import Merge, Trace
 
@@ -62,6 +62,10 @@ class WordPiece(Model):
 
     def approx_arrays(self, snapshot):
         return score_arrays(snapshot)
+
+    def prepare(self, trace):
+        if numpy_or_none() is not None:
+            _pair_slots(trace)  # the pairs' token slots, read by every step's score_arrays
 
     def segmenter(self, trace, k):
         return lambda w: wordpiece_encode_pieces(w, trace, k)
