@@ -25,6 +25,11 @@ needs_make = pytest.mark.skipif(
 )
 
 
+# a server told to use a port that is taken exits instead of moving to the next one (the test
+# waits for the URL of the port it chose): start_and_wait then starts it on another
+ONE_PORT = "--ServerApp.port_retries=0"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -44,11 +49,23 @@ def test_lab_and_present_allow_root_only_for_root():
         assert "--allow-root" not in lab and "allow_root" not in present
 
 
-def start_and_wait(cmd: list[str], tmp_path: Path, ready: str, timeout: float = 90.0, *, settle: float = 0.0,
-                   env_drop=()) -> str:
-    """Run ``cmd`` (a make target) until its output contains ``ready``; return that output, read
-    ``settle`` seconds later (what the server prints just after its URL). ``env_drop``: variables
-    taken out of its environment."""
+def start_and_wait(cmd, tmp_path: Path, ready, timeout: float = 90.0, *, settle: float = 0.0,
+                   env_drop=(), tries: int = 3) -> str:
+    """Run ``cmd(port)`` (a make target serving on a free port, told not to try another) until
+    its output contains ``ready(port)``; return that output, read ``settle`` seconds later (what
+    the server prints just after its URL). ``env_drop``: variables taken out of its environment.
+    If another process took the port before the server bound it (it then exits saying "is
+    already in use"), it runs again on a new port, up to ``tries`` times."""
+    for attempt in range(tries):
+        port = free_port()
+        out = _run_until(cmd(port), tmp_path, ready(port), timeout, settle, env_drop)
+        if out is not None:
+            return out
+    pytest.fail(f"{' '.join(cmd(port))}: its port was taken {tries} times")
+
+
+def _run_until(cmd: list[str], tmp_path: Path, ready: str, timeout: float, settle: float, env_drop) -> str | None:
+    """:func:`start_and_wait`'s one run; ``None`` when the server's port was taken."""
     env = {k: v for k, v in os.environ.items() if k not in env_drop}
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
         env[var] = str(tmp_path / var.lower())
@@ -64,23 +81,26 @@ def start_and_wait(cmd: list[str], tmp_path: Path, ready: str, timeout: float = 
                     time.sleep(settle)
                     return log.read_text(errors="replace")
                 if proc.poll() is not None:
+                    if "is already in use" in text:
+                        return None
                     pytest.fail(f"{' '.join(cmd)} stopped (exit {proc.returncode}):\n{text[-2000:]}")
                 time.sleep(0.3)
             pytest.fail(f"{' '.join(cmd)} printed no {ready!r} in {timeout:.0f} s:\n{log.read_text()[-2000:]}")
         finally:
-            os.killpg(proc.pid, signal.SIGTERM)
             try:
+                os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait(timeout=15)
+            except ProcessLookupError:
+                pass  # (it exited, its group with it)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
 @needs_make
 def test_make_lab_starts_and_prints_its_url(tmp_path):
-    port = free_port()
     out = start_and_wait(
-        ["make", "lab", f"LAB_ARGS=--no-browser --ServerApp.ip=127.0.0.1 --port={port}"],
-        tmp_path, f"http://127.0.0.1:{port}/lab",
+        lambda port: ["make", "lab", f"LAB_ARGS=--no-browser --ServerApp.ip=127.0.0.1 --port={port} {ONE_PORT}"],
+        tmp_path, lambda port: f"http://127.0.0.1:{port}/lab",
     )
     assert "Running as root is not recommended" not in out
 
@@ -92,9 +112,8 @@ def test_make_lab_prints_no_warning(tmp_path):
     like an error (notebook_shim reads every server setting; Voilà makes the warning show); on a
     machine with no browser (a container, CI), also "[W ...] No web browser found". Run as a
     learner runs it (no --no-browser of our own; no display, as in a container)."""
-    port = free_port()
-    out = start_and_wait(["make", "lab", f"LAB_ARGS=--ServerApp.ip=127.0.0.1 --port={port}"], tmp_path,
-                         f"http://127.0.0.1:{port}/lab?token=", settle=3.0,
+    out = start_and_wait(lambda port: ["make", "lab", f"LAB_ARGS=--ServerApp.ip=127.0.0.1 --port={port} {ONE_PORT}"],
+                         tmp_path, lambda port: f"http://127.0.0.1:{port}/lab?token=", settle=3.0,
                          env_drop=("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"))
     server = out[out.index("jupyter lab"):]
     assert "Warning" not in server and "deprecated" not in server, server[:3000]
@@ -104,9 +123,8 @@ def test_make_lab_prints_no_warning(tmp_path):
 
 @needs_make
 def test_make_present_starts_voila(tmp_path):
-    port = free_port()
-    start_and_wait(["make", "present", f"PRESENT_ARGS=--no-browser --port={port}"], tmp_path,
-                   f"localhost:{port}")
+    start_and_wait(lambda port: ["make", "present", f"PRESENT_ARGS=--no-browser --port={port} --Voila.port_retries=0"],
+                   tmp_path, lambda port: f"localhost:{port}")
 
 
 @needs_make
