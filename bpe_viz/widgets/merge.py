@@ -272,7 +272,7 @@ class MergeExplorer(TrainingExplorer):
         self._chart_view.shown = self.chart != "none"
         self._render_tree()
         # what an arrow key, Play or the step buttons ask for next, sent ahead when the kernel is
-        # idle; then what the trace's first jump would build (issue 20: 100-170 ms once)
+        # idle; then what the trace's first late jump would build (issue 20: ~50 ms, once)
         self._warmer.after_step([k + 1, k - 1, k + 2, k + 3, k - 2, k + 4, k + 5, k + 6, k - 3, k + 7, k + 8,
                                  self.trace.prepare_ranking])
 
