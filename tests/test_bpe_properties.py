@@ -208,6 +208,14 @@ def test_vocab_grows_by_one_per_merge(case):
         assert len(tokens) == len(base) + k
         assert tokens == base + [m.token for m in trace.merges[:k]]
         assert [e.made_at for e in snap.vocab] == [0] * len(base) + list(range(1, k + 1))
+        # each entry's count is its token's occurrences in this step's segmentation, recounted
+        occurs = Counter()
+        for w, syms in snap.segmentation.items():
+            for s in syms:
+                occurs[s] += snap.word_counts[w]
+        if len(set(tokens)) == len(tokens):  # (a literal "_" and the marker "_" share a spelling)
+            assert [e.count for e in snap.vocab] == [occurs[t] for t in tokens]
+            assert all(type(e.count) is int for e in snap.vocab)
     for m in trace.merges:
         assert m.token == m.pair[0] + m.pair[1]
         assert m.score is None

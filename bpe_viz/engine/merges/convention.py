@@ -167,3 +167,27 @@ class VocabEntry:
     @property
     def occurs(self) -> bool:
         return self.count > 0
+
+
+def vocab_entries(tokens, made_at, counts):
+    """``VocabEntry(token, made, count)`` for each ``(token, made, count)`` of the three iterables,
+    equal to the constructor's, in about half its time: a frozen dataclass sets each field through
+    ``object.__setattr__``, and a cold snapshot of a 10,000-merge trace lists 10,000 entries
+    (issue 20: reading a snapshot's vocabulary cost 11 ms of a cold snapshot's 21).
+
+    Example::
+
+        >>> list(vocab_entries(["a", "ab"], [0, 1], [3, 0])) == [VocabEntry("a", 0, 3), VocabEntry("ab", 1, 0)]
+        True
+    """
+    new = object.__new__
+
+    def entry(token, made, count):
+        e = new(VocabEntry)
+        d = e.__dict__
+        d["token"] = token
+        d["made_at"] = made
+        d["count"] = count
+        return e
+
+    return map(entry, tokens, made_at, counts)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from fractions import Fraction
 from functools import cached_property
-from itertools import compress
+from itertools import compress, repeat
+from operator import attrgetter
 
 from . import ranking
-from .convention import Merge, VocabEntry
+from .convention import Merge, VocabEntry, vocab_entries
 from .recorder import counts_view
 
 __all__ = ["Snapshot", "set_html_renderer", "HTML_RENDERERS"]
@@ -31,6 +32,9 @@ def set_html_renderer(fn, trace_fn=None) -> None:
     HTML_RENDERERS["snapshot"] = fn
     if trace_fn is not None:
         HTML_RENDERERS["trace"] = trace_fn
+
+
+_TOKEN = attrgetter("token")  # merge -> its token (public spelling)
 
 
 def _token_spellings(trace):
@@ -176,11 +180,11 @@ class Snapshot:
     def vocab(self) -> tuple[VocabEntry, ...]:
         t = self.trace
         counts = self.state[2]
-        show = t.show
-        entries = [VocabEntry(show(tok), 0, counts[i]) for i, tok in enumerate(t.base_symbols)]
-        slots = t.merge_slots()
-        merges = t.merges
-        entries.extend(VocabEntry(merges[j].token, j + 1, counts[slots[j]]) for j in range(self.step))
+        n = len(t.base_symbols)
+        entries = list(vocab_entries(map(t.show, t.base_symbols), repeat(0, n), counts[:n]))
+        slots = t.merge_slots()[:self.step]
+        entries.extend(vocab_entries(map(_TOKEN, t.merges[:self.step]), range(1, self.step + 1),
+                                     map(counts.__getitem__, slots)))
         return tuple(entries)
 
     def newest_vocab(self, n: int) -> tuple[VocabEntry, ...]:
