@@ -302,3 +302,33 @@ def test_pair_charts_write_byte_level_pairs_as_the_tables_do():
         assert pair_labels(ax) == want
         matplotlib.pyplot.close(ax.figure)
         assert not any("Ġ" in t or "í" in t for t in svg)
+
+
+def test_compare_steps_past_bpes_end_make_its_column_once(monkeypatch):
+    """Issue 20: BPE often stops before WordPiece (its pairs run out); each step after that shows
+    BPE's last state, once made, not again at the cost of a cold step. What the steps show is
+    what a fresh explorer shows."""
+    from bpe_viz.widgets import CompareExplorer
+    from bpe_viz.widgets import compare
+
+    text = corpora.load("python-docs")[:3000]
+    tb, tw = train_bpe(text, 400, preset="hf-course"), train_wordpiece(text, 400)
+    assert len(tb) < len(tw) - 100  # (the test means something: steps past BPE's end)
+    made = []
+    real_table, real_scatter = compare.pairs_table_html, compare.bpe_vs_wordpiece_svg
+    monkeypatch.setattr(compare, "pairs_table_html", lambda snap, *a, **k: made.append(snap.trace) or real_table(snap, *a, **k))
+    monkeypatch.setattr(compare, "bpe_vs_wordpiece_svg", lambda snap, **k: made.append("chart") or real_scatter(snap, **k))
+    ex = CompareExplorer.from_traces(tb, tw)
+    shown = {}
+    for k in (len(tb) - 1, len(tb), len(tb) + 7, len(tw) - 1):
+        made.clear()
+        ex.step = k
+        shown[k] = ex.view_html
+        assert made.count(tw) == 1
+        assert made.count(tb) == (1 if k in (len(tb) - 1, len(tb)) else 0)  # (at its last step, no "stopped" note)
+        assert made.count("chart") == (1 if k == len(tb) - 1 else 0)
+    monkeypatch.undo()
+    for k, html in shown.items():
+        fresh = CompareExplorer.from_traces(tb, tw)
+        fresh.step = k
+        assert fresh.view_html == html

@@ -55,6 +55,8 @@ class CompareExplorer(TrainingExplorer):
         self._warmer = Warmer(self._send_step)  # sends the next steps ahead when the kernel is idle
         self._pane = StepPane(want=self._asked_for)  # before the slider: they are linked
         self._steps = StepCache()
+        # what every step past a trace's end shows of it (its last state): made once (_at_end)
+        self._ends = StepCache(size=4)
         self.trace_bpe = self.trace_wp = None
         self.max_rows = max_rows
         self.words = words
@@ -162,7 +164,23 @@ class CompareExplorer(TrainingExplorer):
         body = f'{self._header.value}\n<div style="display:flex;flex-wrap:wrap;gap:1em">{cols}</div>'
         return body + "\n" + chart if chart else body
 
+    def _at_end(self, key, make):
+        """``make()``, kept under ``key`` for the steps past a trace's end: the BPE trace often stops
+        before WordPiece's (its pairs run out: 8,997 of 10,000 merges on the docs), and each of the
+        steps after that showed BPE's last state again at the cost of a cold step (a scan of every
+        pair's first occurrence among them, issue 20)."""
+        kept = self._ends.get(key)
+        if kept is None:
+            kept = make()
+            self._ends.put(key, kept)
+        return kept
+
     def _column(self, trace, title, k, size):
+        if k >= len(trace):  # (past its end: its last state, the same at every step)
+            return self._at_end(("column", id(trace)), lambda: self._make_column(trace, title, k, size))
+        return self._make_column(trace, title, k, size)
+
+    def _make_column(self, trace, title, k, size):
         snap = trace[min(k, len(trace) - 1)]
         rows = min(self.max_rows, 4) if size >= PROJECTOR else self.max_rows  # a projector's screen is short
         words = self.words if self.words is not None else list(trace.words[:rows])
@@ -198,6 +216,7 @@ class CompareExplorer(TrainingExplorer):
         """The HTML of step ``k``'s parts (header, BPE's column, WordPiece's, the chart), kept for
         the steps last rendered."""
         self._steps.for_(self._step_key())
+        self._ends.for_(self._step_key())
         parts = self._steps.get(k)
         if parts is not None:
             return parts
@@ -235,8 +254,11 @@ class CompareExplorer(TrainingExplorer):
         engine computes. :attr:`chart_png` draws the matplotlib version when asked."""
         tb = self.trace_bpe
         kb = min(k, len(tb) - 1)
-        scatter = bpe_vs_wordpiece_svg(tb[kb], title=f"From BPE's state at step {kb}: what each would merge next",
-                                       size=self.size)
+
+        def scatter_svg():
+            return bpe_vs_wordpiece_svg(tb[kb], title=f"From BPE's state at step {kb}: what each would merge next",
+                                        size=self.size)
+        scatter = self._at_end(("scatter", kb), scatter_svg) if kb == len(tb) - 1 else scatter_svg()
         sequences = merge_sequences_svg(tb, self.trace_wp, upto=k or None, size=self.size)
         return (f'<div class="bpe-chart-pair" data-bpe-chart-step="{k}" '
                 f'style="display:flex;flex-wrap:wrap;align-items:flex-start;gap:0 1.5em">{scatter}{sequences}</div>')
