@@ -197,3 +197,27 @@ def test_token_lookup_reads_as_token_counts(docs_traces):
             for t in later:
                 with pytest.raises(KeyError):
                     look[t]
+
+
+def test_ties_at_the_best_count_are_read_from_where_the_next_merge_is(docs_text):
+    """Issue 20: late in a run most pairs tie at count 2, and a positional rule has merged the
+    tied pairs met early already, so a first-met scan from the first word read most of the
+    corpus (twice a cold step: its top pairs and its merge's ties). It now starts at the word
+    where the next merge first occurs (no pair of the best count is met before it). The rows
+    are those of the full ranking, and the scan did start there."""
+    tr = train_bpe(docs_text[:60_000], 100_000, preset="hf-course")  # until its pairs run out
+    late = [k for k in range(1, len(tr.merges)) if tr.merges[k].count == 2]  # state k's best count is 2
+    assert len(late) > 500
+    rng = random.Random(7)
+    started = 0
+    for k in rng.sample(late, 12):
+        _cold([tr])
+        snap = tr[k]
+        head = snap.top_pairs(8)
+        tied_head = tr.tied_head(k + 1, 6)  # (merge k + 1's ties: in state k too)
+        scans = tr.__dict__.get("_first_met_orders", {})
+        started += any(start > 0 for _, start in scans)
+        assert head == snap.ranked_pairs[:8], k
+        full = tr.merges[k].tied
+        assert tied_head == (full[:6], len(full)), k
+    assert started >= 6, started  # (the others: a few tied pairs, found by text search)

@@ -38,8 +38,9 @@ class FirstMetScan:
     LONG = 4096  # symbols: a longer word is read in pieces (the scan may stop inside it)
     MAX_CHUNK = 512  # words read between two checks
 
-    def __init__(self, words):
-        self.seg, self.seen, self.ranks, self.lo, self.size = words, {}, {}, 0, 256
+    def __init__(self, words, start: int = 0):
+        # start: the first word read (the ranks then order only pairs that no word before it holds)
+        self.seg, self.seen, self.ranks, self.lo, self.size = words, {}, {}, start, 256
         self.pos, self.piece = 0, self.LONG  # where in seg[lo] a long word's reading stands
 
     def until(self, enough) -> dict:

@@ -126,14 +126,16 @@ class PairRanking:
             return scan.until(None)
         return scan.until(set(targets).issubset)
 
-    def first_met_some(self, snap: Snapshot, must, others=(), want: int = 0) -> dict:
+    def first_met_some(self, snap: Snapshot, must, others=(), want: int = 0, start: int = 0) -> dict:
         """First-met ranks (as :meth:`first_met`'s) of every pair of ``must`` and of the first
         ``want`` pairs met among ``others`` (and of any pair met before them). Example:
         ``must={(e, s)}``, ``others`` = 900 pairs tied at count 2, ``want=7``: the scan stops
         in the chunk of words where the 7th of them is met. A few pairs (at most
         ``_FIND_AT_MOST``) are found by :class:`~bpe_viz.engine.merges.pair_finder.PairFinder`
         instead: then every pair of ``must`` and ``others`` maps to ``(word, position)`` of its
-        first occurrence, which orders them as their ranks do (compare within one answer only)."""
+        first occurrence, which orders them as their ranks do (compare within one answer only).
+        ``start``: no word before this one holds a pair of ``must`` or ``others``
+        (:meth:`_tie_start`), so the scan starts there."""
         must, rest = set(must), set(others)
         want = min(want, len(rest))
         if want <= 0:
@@ -142,20 +144,20 @@ class PairRanking:
             def enough(ranks):
                 # (counted over rest: a set & dict_keys walks every key met so far)
                 return must.issubset(ranks) and sum(map(ranks.__contains__, rest)) >= want
-        scan = self.__dict__.get("_first_met_orders", {}).get(snap.step)
+        scan = self.__dict__.get("_first_met_orders", {}).get((snap.step, start))
         if len(must) + len(rest) <= self._FIND_AT_MOST and (scan is None or not enough(scan.ranks)):
             # a few pairs (a rare tie is read late by a scan): found by text search, as
             # (word, position), which orders them as their ranks would
             found = self._finder().first(snap.state[0], must | (rest if want > 0 else set()))
             if found is not None:
                 return found
-        return self._first_met_scan(snap).until(enough)
+        return self._first_met_scan(snap, start).until(enough)
 
-    def _first_met_scan(self, snap: Snapshot) -> FirstMetScan:
-        cache = self.__dict__.setdefault("_first_met_orders", {})  # step -> its scan, oldest first
-        scan = cache.get(snap.step)
+    def _first_met_scan(self, snap: Snapshot, start: int = 0) -> FirstMetScan:
+        cache = self.__dict__.setdefault("_first_met_orders", {})  # (step, start) -> its scan, oldest first
+        scan = cache.get((snap.step, start))
         if scan is None:
-            scan = cache[snap.step] = FirstMetScan(snap.state[0])
+            scan = cache[snap.step, start] = FirstMetScan(snap.state[0], start)
             while len(cache) > self._FIRST_MET_KEEP:
                 del cache[next(iter(cache))]  # the oldest (about 1 MB each on a real text, read to the end)
         return scan
@@ -208,7 +210,8 @@ class PairRanking:
             cut = heapq.nlargest(n, primary.values())[-1] if n else None
             better = [p for p, v in primary.items() if v > cut] if n else []
             equal = [p for p, v in primary.items() if v == cut] if n else []
-            order = self.first_met_some(snap, better, equal, n - len(better))
+            start = 0 if better else self._tie_start(snap, cut)
+            order = self.first_met_some(snap, better, equal, n - len(better), start)
             head = [it for it in items if it[0] in order]
             ranked = ranking.rank(head, primary, rule, order)[:n]
         else:
@@ -216,6 +219,23 @@ class PairRanking:
                              to_bytes=self.to_bytes, token_id=self.hf_id)
             ranked = heapq.nsmallest(n, items, key=lambda t: (-primary[t[0]], key(t[0])))
         return self._public(ranked)
+
+    def _tie_start(self, snap: Snapshot, value) -> int:
+        """The first word a first-met scan must read to rank the pairs of rank value ``value`` in
+        state ``snap`` when that is the state's best count: the word where the next merge (made
+        from this state) first occurs, else 0 (read from the first word).
+
+        Why it holds: a positional rule merged that pair because no other pair of the best count
+        is met before it. Late in a run on a real text most pairs tie at count 2, and the rule has
+        merged the ties met early already, so the rest are first met far into the corpus: the
+        scan read ~80% of the docs, twice a cold step (the step's ties and its merge's), ~11 ms
+        each (issue 20). Only for counts (not a scored model's values) and no pair filter (the
+        rule then chose among every pair)."""
+        m = self.merges[snap.step] if snap.step < len(self.merges) else None
+        if m is None or m.count != value or not self.counts_only():
+            return 0
+        at = self._finder().find(snap.state[0], m.pair_internal)
+        return 0 if at is None else at[0]
 
     def prepare_ranking(self) -> None:
         """Build now what a cold step needs once per trace, so that no slider jump pays it (an
