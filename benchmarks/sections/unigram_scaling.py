@@ -58,6 +58,19 @@ def cpu(repeat: int, fn, *args) -> list[float]:
     return out
 
 
+def ladder(repeat: int, fn, sizes, *args) -> list[list[float]]:
+    """For each n of ``sizes``, CPU seconds of ``repeat`` calls ``fn(n, *args)``, the sizes taken in
+    turns (up the ladder, then down, ...) so that a slow stretch of the machine lands on every size,
+    not on the repeats of one: the ratio of two sizes' medians then measures the code, not when
+    each size ran (sizes run one after the other read ×1.8 and ×2.4 for the same code on two
+    consecutive runs)."""
+    times = {n: [] for n in sizes}
+    for r in range(repeat):
+        for n in (sizes if r % 2 == 0 else sizes[::-1]):
+            times[n] += cpu(1, fn, n, *args)
+    return [times[n] for n in sizes]
+
+
 def peak(fn, *args) -> int:
     """The tracemalloc peak of one call ``fn(*args)``, in bytes."""
     gc.collect()
@@ -97,23 +110,23 @@ def ladders(ctx) -> list[dict]:
         bpe_viz.encode_word("x" * 100, trace)  # the round's cached scores, once
         ctx.log(f"unigram_scaling: encode_word + encode, {flavour}")
         out.append({"what": f"encode_word + encode, {flavour}", "flavour": flavour, "sizes": sizes["encode"],
-                    "unit": "characters", "times": [cpu(repeat, encode_both, n, trace) for n in sizes["encode"]],
+                    "unit": "characters", "times": ladder(repeat, encode_both, sizes["encode"], trace),
                     "peaks": [peak(bpe_viz.encode_word, "x" * n, trace) for n in sizes["encode"]]})
     ctx.log("unigram_scaling: hf-course training on one word")
     out.append({"what": "train_unigram('x' * n, 20), hf-course", "sizes": sizes["word"], "unit": "characters",
-                "times": [cpu(repeat, bpe_viz.train_unigram, "x" * n, 20) for n in sizes["word"]]})
+                "times": ladder(repeat, lambda n: bpe_viz.train_unigram("x" * n, 20), sizes["word"])})
     for flavour, vocab in (("hf-course", 100), ("sentencepiece", 100)):
         ctx.log(f"unigram_scaling: {flavour} training on distinct words")
         texts = {n: random_words(n) for n in sizes["words"]}
         out.append({"what": f"train_unigram(n words, {vocab}), {flavour}", "sizes": sizes["words"], "unit": "words",
-                    "times": [cpu(repeat, train, texts[n], vocab, flavour) for n in sizes["words"]],
+                    "times": ladder(repeat, lambda n: train(texts[n], vocab, flavour), sizes["words"]),
                     # (the algorithm's, not the timing's: one more training per size, untimed)
                     "rounds": [em_rounds(train(texts[n], vocab, flavour)) for n in sizes["words"]]})
     # the reference on the same input, in the same run: how much of the growth is the algorithm's
     ctx.log("unigram_scaling: sentencepiece itself (num_threads=1) on distinct words")
     out.append({"what": "sentencepiece itself, unigram, n words, vocab_size 100, num_threads=1 (the reference: "
                         "not judged)", "sizes": sizes["words"], "unit": "words", "reference": True,
-                "times": [cpu(repeat, run_spm, texts[n].split("\n"), 100, "unigram", 1) for n in sizes["words"]]})
+                "times": ladder(repeat, lambda n: run_spm(texts[n].split("\n"), 100, "unigram", 1), sizes["words"])})
     return out
 
 
@@ -147,7 +160,8 @@ def run(ctx) -> tuple[list, list, str]:
     md = ("### Scaling\n\n"
           "Issue 20, target 1: the Unigram LM linear in the word's length and in the number of distinct words. "
           "Each ladder doubles its input; the time is this process's CPU time (`time.process_time`, so another "
-          f"process on the machine does not count), the median of {ctx.repeat('unigram_scaling')} run(s); "
+          f"process on the machine does not count), the median of {ctx.repeat('unigram_scaling')} run(s), a "
+          "ladder's sizes run in turns (up, then down), so that a slow stretch of the machine lands on all of them; "
           "\"n ×2\" is the median over the one at half the size (linear: ×2). `encode_word` and `encode` cut "
           f"`\"x\" * n` with traces trained on the documentation's first 20,000 characters plus a run of {X_RUN} "
           "x (hf-course: vocab_size 100; sentencepiece flavour: 300), so pieces of many lengths start at every "
