@@ -221,3 +221,16 @@ def test_ties_at_the_best_count_are_read_from_where_the_next_merge_is(docs_text)
         full = tr.merges[k].tied
         assert tied_head == (full[:6], len(full)), k
     assert started >= 6, started  # (the others: a few tied pairs, found by text search)
+
+
+def test_a_pick_by_count_reads_from_where_the_next_merge_is(docs_text):
+    """The compare chart's BPE pick from a late state (a tie at count 2) is the merge the trainer
+    made from it, read by a scan that starts at that merge's word (issue 20)."""
+    tr = train_bpe(docs_text[:60_000], 100_000, preset="hf-course")
+    late = [k for k in range(1, len(tr.merges)) if tr.merges[k].count == 2]
+    started = 0
+    for k in random.Random(8).sample(late, 12):
+        _cold([tr])
+        assert tr[k].pick("count") == tr.merges[k].pair, k
+        started += any(start > 0 for _, start in tr.__dict__.get("_first_met_orders", {}))
+    assert started >= 6, started  # (the others: a few tied pairs, found by text search)

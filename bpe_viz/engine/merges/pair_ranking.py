@@ -135,7 +135,7 @@ class PairRanking:
         instead: then every pair of ``must`` and ``others`` maps to ``(word, position)`` of its
         first occurrence, which orders them as their ranks do (compare within one answer only).
         ``start``: no word before this one holds a pair of ``must`` or ``others``
-        (:meth:`_tie_start`), so the scan starts there."""
+        (:meth:`tie_start`), so the scan starts there."""
         must, rest = set(must), set(others)
         want = min(want, len(rest))
         if want <= 0:
@@ -210,7 +210,7 @@ class PairRanking:
             cut = heapq.nlargest(n, primary.values())[-1] if n else None
             better = [p for p, v in primary.items() if v > cut] if n else []
             equal = [p for p, v in primary.items() if v == cut] if n else []
-            start = 0 if better else self._tie_start(snap, cut)
+            start = 0 if better else self.tie_start(snap, cut)
             order = self.first_met_some(snap, better, equal, n - len(better), start)
             head = [it for it in items if it[0] in order]
             ranked = ranking.rank(head, primary, rule, order)[:n]
@@ -220,7 +220,7 @@ class PairRanking:
             ranked = heapq.nsmallest(n, items, key=lambda t: (-primary[t[0]], key(t[0])))
         return self._public(ranked)
 
-    def _tie_start(self, snap: Snapshot, value) -> int:
+    def tie_start(self, snap: Snapshot, value) -> int:
         """The first word a first-met scan must read to rank the pairs of rank value ``value`` in
         state ``snap`` when that is the state's best count: the word where the next merge (made
         from this state) first occurs, else 0 (read from the first word).

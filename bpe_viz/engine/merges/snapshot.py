@@ -307,7 +307,9 @@ class Snapshot:
         t = self.trace
         internal = [t.internal_pair(p) for p in tied]
         if t.tie_rule.positional:  # the first met of them is all it needs
-            order = t.first_met_some(self, (), internal, 1)
+            # (a pick by count from a BPE state: its tied pairs are met from where its next merge is)
+            start = t.tie_start(self, counts[tied[0]]) if by == "count" and not t.model.scored else 0
+            order = t.first_met_some(self, (), internal, 1, start)
             internal = [p for p in internal if p in order]
         else:
             order = None
