@@ -66,3 +66,25 @@ def test_trained_tokenizers():
 def test_bad_argument():
     with pytest.raises(TypeError, match="tokenizer must be"):
         not_from_own_text("o200k_base")
+
+
+def test_every_token_bytes_is_token_bytes_of_each_id():
+    """The fast path (a byte-level trace's tokens translated at C speed) gives what
+    token_bytes gives for each id, special tokens and non-byte-level tokenizers included."""
+    from bpe_viz.engine.vocab_facts import _every_token_bytes, token_bytes
+
+    for t in (real_tokenizer("gpt2"), train_bpe("héllo wörld 世界 <|endoftext|>", 10, preset="cs336"),
+              train_bpe("low lower lowest", 5, preset="hf-course")):
+        table = t.id_to_token
+        assert _every_token_bytes(t, table) == [token_bytes(t, i, table) for i in range(len(table))]
+
+
+def test_facts_are_kept_with_the_tokenizer_and_handed_out_as_copies():
+    """A lesson asks GPT-4o's 200,000 tokens the same question twice: the second answer is kept,
+    and a learner changing a list they were given does not change the next answer."""
+    trace = real_tokenizer("gpt2")
+    first = partial_character_tokens(trace)
+    first.append(-1)
+    assert partial_character_tokens(trace) == first[:-1]
+    assert not_from_own_text(trace) == not_from_own_text(trace) == []
+    assert set(trace.__dict__["_vocab_facts"]) == {"partial", "not_from_own_text"}

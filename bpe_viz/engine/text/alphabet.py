@@ -18,7 +18,7 @@ Example::
 
 from __future__ import annotations
 
-__all__ = ["BYTE_SYMBOLS", "BYTE_SET", "bytes_to_symbols", "symbols_to_bytes", "surrogate_error"]
+__all__ = ["BYTE_SYMBOLS", "BYTE_SET", "SYMBOL_BYTES", "bytes_to_symbols", "symbols_to_bytes", "surrogate_error"]
 
 
 def _byte_table() -> list[str]:
@@ -39,6 +39,8 @@ def _byte_table() -> list[str]:
 BYTE_SYMBOLS: tuple[str, ...] = tuple(_byte_table())
 BYTE_SET = frozenset(BYTE_SYMBOLS)
 _FROM_SYMBOLS = str.maketrans({s: chr(b) for b, s in enumerate(BYTE_SYMBOLS)})
+#: ``str.translate`` table: byte symbols to the characters U+0000-U+00FF (then ``.encode("latin-1")``)
+SYMBOL_BYTES = _FROM_SYMBOLS
 _TO_SYMBOLS = str.maketrans({chr(b): s for b, s in enumerate(BYTE_SYMBOLS)})
 
 
