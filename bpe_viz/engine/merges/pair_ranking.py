@@ -229,13 +229,15 @@ class PairRanking:
         is met before it. Late in a run on a real text most pairs tie at count 2, and the rule has
         merged the ties met early already, so the rest are first met far into the corpus: the
         scan read ~80% of the docs, twice a cold step (the step's ties and its merge's), ~11 ms
-        each (issue 20). Only with no pair filter (the rule then chose among every pair); for a
-        scored model (WordPiece) the value is the next merge's score in this state."""
+        each (issue 20). Only where the rule chose among every pair that occurs (no pair filter,
+        not one piece per string: a pick among all pairs would then see pairs the rule never
+        could); for a scored model (WordPiece) the value is the next merge's score in this state."""
         m = self.merges[snap.step] if snap.step < len(self.merges) else None
         if m is None:
             return 0
         self.counts_only()  # (reads the model's pair filter once)
-        if self.__dict__["_pair_filter"] is not None or self.rank_function(snap)(m.pair_internal, m.count) != value:
+        if (self.__dict__["_pair_filter"] is not None or self.model.one_piece_per_string
+                or self.rank_function(snap)(m.pair_internal, m.count) != value):
             return 0
         at = self._finder().find(snap.state[0], m.pair_internal)
         return 0 if at is None else at[0]
