@@ -9,6 +9,7 @@ timed by tests/browser/test_latency.py.
 from __future__ import annotations
 
 import asyncio
+import zlib
 from pathlib import Path
 
 import pytest
@@ -23,12 +24,21 @@ from bpe_viz.widgets.warm import Warmer
 
 
 class Sent(list):
-    """Stands in for the page: what a pane sends, as (generation, step, html)."""
+    """Stands in for the page: what a pane sends, as (generation, step, html); the steps sent
+    packed (compressed, in the message's buffers) go to ``packed``, unpacked."""
 
     def __init__(self, pane):
         super().__init__()
-        pane.send = lambda content, buffers=None: self.extend(
-            (content["generation"], k, html) for k, html in content["steps"])
+        self.packed = []
+        pane.send = self._send
+
+    def _send(self, content, buffers=None):
+        if content["kind"] == "packed":
+            assert len(buffers) == len(content["packed"])
+            self.packed.extend((content["generation"], k, zlib.decompress(b).decode("utf-8"))
+                               for k, b in zip(content["packed"], buffers))
+        else:
+            self.extend((content["generation"], k, html) for k, html in content["steps"])
 
 
 @pytest.fixture(scope="module")
@@ -356,3 +366,99 @@ def test_a_step_the_page_moved_to_is_rendered_when_the_slider_settles(docs_trace
         assert rendered[-1] == 12
 
     asyncio.run(drag())
+
+
+# -- the steps under the slider's track (issue 20: a click anywhere on it costs no round trip) ----
+
+@without_a_running_loop
+def test_the_track_is_packed_once_and_forgotten_with_its_generation():
+    tracks = []
+    pane = StepPane(track=tracks.append)
+    sent = Sent(pane)
+    html = "<p>step 7, " + "é" * 500 + "</p>"
+    assert pane.pack(7, html) and not pane.pack(7, html) and pane.has(7)
+    assert sent.packed == [(0, 7, html)] and sent == []
+    assert not pane.push(7, html)  # (the page has it, packed)
+    # the page sends its track: whole numbers of this generation only, for the explorer
+    pane._on_msg(pane, {"kind": "track", "generation": 0, "steps": [1, 2, True, "3", 2.5, 9]}, [])
+    pane._on_msg(pane, {"kind": "track", "generation": 4, "steps": [5]}, [])
+    pane._on_msg(pane, {"kind": "track", "generation": 0, "steps": "1,2"}, [])
+    assert tracks == [[1, 2, 9]] and pane.page
+    # a step the page asks for is one it lost: sent again, as HTML
+    pane._on_msg(pane, {"kind": "want", "generation": 0, "step": 7}, [])
+    assert not pane.has(7) and pane.push(7, html)
+    pane.pack(8, html)
+    pane.new_generation()
+    assert not pane.has(8) and pane.pack(8, html) and sent.packed[-1] == (1, 8, html)
+
+
+@without_a_running_loop
+def test_background_jobs_wait_for_an_idle_learner():
+    """Background jobs (the track's steps) run after the neighbours of the step shown, and only
+    once no step was shown or asked for during Warmer.IDLE seconds; a new step pauses them."""
+    done = []
+
+    async def run():
+        loop = asyncio.get_running_loop()
+        warmer = Warmer(lambda k: done.append(("near", k, loop.time())))
+        warmer.IDLE = 0.2
+        t0 = loop.time()
+        warmer.after_step([5, 4])
+        warmer.background([lambda k=k: done.append(("track", k, loop.time())) for k in (100, 200, 300)])
+        await asyncio.sleep(0.1)
+        assert [(w, k) for w, k, _ in done] == [("near", 5), ("near", 4)]
+        await asyncio.sleep(0.2)
+        assert [(w, k) for w, k, _ in done][2:] == [("track", 100), ("track", 200), ("track", 300)]
+        assert done[2][2] >= t0 + 0.2 - 0.01
+        done.clear()
+        warmer.background([lambda k=k: done.append(("track", k, loop.time())) for k in (400, 500)])
+        warmer.after_step([9])  # the learner moved: the background waits again
+        t1 = loop.time()
+        await asyncio.sleep(0.1)
+        assert [(w, k) for w, k, _ in done] == [("near", 9)]
+        warmer.asked()  # ... and again, after a step the page asked for
+        await asyncio.sleep(0.15)
+        assert [(w, k) for w, k, _ in done] == [("near", 9)]
+        await asyncio.sleep(0.2)
+        assert [(w, k) for w, k, _ in done] == [("near", 9), ("track", 400), ("track", 500)]
+        assert done[1][2] >= t1 + 0.3 - 0.01
+        assert warmer.background_done == 5
+
+    asyncio.run(run())
+
+
+@without_a_running_loop
+@pytest.mark.parametrize("kind", ["merge", "compare"])
+def test_the_tracks_steps_are_sent_packed_and_are_the_steps_shown(docs_trace, kind, monkeypatch):
+    """The page sends the steps under its track; the idle kernel sends each packed (nearest the
+    slider's step first), and each unpacks to exactly what a fresh explorer shows at that step.
+    The steps the kernel keeps for the slider's neighbours stay kept."""
+    monkeypatch.setattr(Warmer, "IDLE", 0.05)
+    if kind == "merge":
+        ex, fresh = MergeExplorer.from_trace(docs_trace), MergeExplorer.from_trace(docs_trace)
+    else:
+        text = corpora.load("python-docs")
+        pair = train_bpe(text, 120, preset="hf-course"), train_wordpiece(text, 120)
+        ex, fresh = CompareExplorer.from_traces(*pair), CompareExplorer.from_traces(*pair)
+    sent = Sent(ex._pane)
+    track = [0, 9, 19, 28, 38, 47, 57, 66, 76, 85, 95, 104, 114, 120, 999, -1]
+
+    async def idle():
+        ex.step = 60
+        await asyncio.sleep(1.5)  # the neighbours go first
+        kept = {k for k in range(ex._last_step() + 1) if ex._steps.get(k) is not None}
+        assert {59, 61, 62} <= kept
+        ex._pane._on_msg(ex._pane, {"kind": "track", "generation": ex._pane.generation, "steps": track}, [])
+        await asyncio.sleep(3.0)
+        assert {k for k in range(ex._last_step() + 1) if ex._steps.get(k) is not None} == kept
+
+    asyncio.run(idle())
+    packed = [k for _g, k, _h in sent.packed]
+    # the page has these already: the first step shown (0, in the state) and the neighbours sent
+    # ahead as HTML (for the stepper, 66 and 57 among them)
+    ahead = {0} | {k for _g, k, _h in sent}
+    assert kind == "compare" or {57, 66} <= ahead, "the neighbours were not all sent: the test waits too little"
+    assert packed == [k for k in (57, 66, 47, 76, 38, 85, 28, 95, 19, 104, 9, 114, 0, 120) if k not in ahead]
+    for _g, k, html in sent.packed:
+        fresh.step = k
+        assert html == fresh._pane.html

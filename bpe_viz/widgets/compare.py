@@ -53,7 +53,7 @@ class CompareExplorer(TrainingExplorer):
         self._hold = True
         self._setup_common(size)
         self._warmer = Warmer(self._send_step)  # sends the next steps ahead when the kernel is idle
-        self._pane = StepPane(want=self._asked_for)  # before the slider: they are linked
+        self._pane = StepPane(want=self._asked_for, track=self._track_steps)  # before the slider: they are linked
         self._steps = StepCache()
         # what every step past a trace's end shows of it (its last state): made once (_at_end)
         self._ends = StepCache(size=4)

@@ -91,7 +91,7 @@ class MergeExplorer(TrainingExplorer):
         self._setup_common(size)
         self._fig = None
         self._warmer = Warmer(self._send_step)  # sends the next steps ahead when the kernel is idle
-        self._pane = StepPane(want=self._asked_for)  # before the slider: they are linked
+        self._pane = StepPane(want=self._asked_for, track=self._track_steps)  # before the slider: they are linked
         self._steps = StepCache()
         if trace is not None:
             # the controls show what the trace was trained with: Train with no change trains it again

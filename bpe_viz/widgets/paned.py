@@ -61,8 +61,35 @@ class PanedExplorer(Explorer):
         out of date (a new trace, size, chart...)."""
         with self._pane.hold_sync():
             if fresh or self._pane.generation == 0:
+                self._warmer.drop_background()  # (the page sends the new generation's track)
                 self._pane.new_generation()
             self._pane.set_step(k, self._compose(parts))
+
+    def _track_steps(self, steps):
+        """The page says which steps a click on the slider's track can reach (one per pixel):
+        send them ahead, compressed, while the learner is idle (issue 20: a jump, or the end of
+        a drag, then shows a step the page has, with no round trip to the kernel). The steps
+        nearest the one shown go first."""
+        last = self._last_step()
+        if last is None or self._hold or self._bad_input is not None:
+            return
+        at = self._steps_at()
+        wanted = sorted({k for k in steps if 0 <= k <= last and not self._pane.has(k)}, key=lambda k: (abs(k - at), k))
+        self._warmer.background([lambda k=k: self._pack_step(k) for k in wanted])
+
+    def _pack_step(self, k: int):
+        """Send step ``k`` ahead compressed (:meth:`StepPane.pack`), rendered without taking a
+        place among the steps the kernel keeps for the slider's neighbours."""
+        last = self._last_step()
+        if self._hold or last is None or self._bad_input is not None or not 0 <= k <= last:
+            return
+        if self._steps.key != self._step_key() or self._pane.has(k):
+            return
+        kept = self._steps.get(k) is not None
+        parts = self._step_parts(k)
+        if not kept:
+            self._steps.drop(k)
+        self._pane.pack(k, self._compose(parts))
 
     def _asked_for(self, k: int):
         """The page asks for step ``k`` (the slider is there, or a pointer rests over it): send

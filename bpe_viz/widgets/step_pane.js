@@ -8,7 +8,9 @@
 // Model: step (jslinked to the explorer's slider in the page), generation (what the steps were
 // rendered for: a new trace, size, chart or sentence is a new generation), html / html_step /
 // html_generation (the step the kernel shows now: also what a saved notebook displays).
-// Messages from the kernel: {kind: "steps", generation, steps: [[k, html], ...]}.
+// Messages from the kernel: {kind: "steps", generation, steps: [[k, html], ...]}, or
+// {kind: "packed", generation, packed: [k, ...]} with one zlib-compressed HTML per step in the
+// message's buffers (the steps under the slider's track, below).
 // Messages to the kernel: {kind: "want", generation, step}: a step the slider is on and the page
 // lacks (a jump), or {kind: "want", generation, step, hover: true}: the step under a pointer
 // resting on the slider's track (so that a click there finds it in the page, as a browser
@@ -22,6 +24,13 @@
 // slider's.
 // A pointer dragging the handle asks for nothing while it moves: for the step under it once it
 // rests (DRAG_REST_MS), for the step it ends on as soon as the button is let go.
+//
+// The track (issue 20): a click on the slider's track lands on one of a few hundred steps, one
+// per pixel (noUiSlider reads the pointer's whole-pixel position). The page tells the kernel
+// which ({kind: "track", generation, steps}), and the kernel sends them when the learner is idle,
+// compressed ("packed": ~5 kB a step, a 344-pixel track ~2 MB). They are kept apart, unpacked
+// (DecompressionStream) when the slider gets there: a jump or a drag then costs no round trip.
+// A browser without DecompressionStream sends no track, and every step is asked for as before.
 
 const LIMIT = 400; // steps kept per pane (a step is 10-60 kB of HTML)
 const PANES = new Map(); // pane_id -> {steps: Map("generation:step" -> html), views: Set(show), ...}
@@ -41,7 +50,10 @@ function paneOf(model) {
   if (!pane) {
     // out: {k, t} the step the slider asked the kernel for and has not got yet (at most one);
     // rtt: how long the last one took to come (ms)
-    pane = { steps: new Map(), views: new Set(), hovered: new Set(), out: null, rtt: 0 };
+    // packed: "generation:step" -> the step's compressed HTML (a DataView); unpacking: the same
+    // key -> the promise of its HTML; track: what the last track sent was measured on
+    pane = { steps: new Map(), views: new Set(), hovered: new Set(), out: null, rtt: 0,
+             packed: new Map(), unpacking: new Map(), track: "" };
     PANES.set(id, pane);
   }
   return pane;
@@ -50,6 +62,7 @@ function paneOf(model) {
 const key = (generation, step) => `${generation}:${step}`;
 const HOVER_MS = 40; // a pointer resting this long over the track asks for the step under it
 const DRAG_REST_MS = 120; // a dragging pointer resting this long asks for the step it is on
+const TRACK_MS = 1000; // how often the page looks whether its track's steps changed
 const RETRY_MS = 300; // a step asked for and not come after this long is asked for again...
 // ... or after twice the last one's round trip, if longer (a kernel slowed down by other work
 // would otherwise be asked twice for every step)
@@ -59,6 +72,47 @@ function keep(pane, k, html) {
   pane.steps.delete(k);
   pane.steps.set(k, html);
   if (pane.steps.size > LIMIT) pane.steps.delete(pane.steps.keys().next().value); // the oldest
+}
+
+// The HTML of a step sent packed (kept in pane.steps too, so that it is unpacked once)
+function unpack(pane, k) {
+  let p = pane.unpacking.get(k);
+  if (p === undefined) {
+    const data = pane.packed.get(k);
+    const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate"));
+    p = new Response(stream).text().then((html) => {
+      pane.unpacking.delete(k);
+      if (pane.packed.has(k)) keep(pane, k, html); // (not if its generation went meanwhile)
+      STATS.unpacked = (STATS.unpacked || 0) + 1;
+      return html;
+    }, () => { // (a step that does not unpack is asked of the kernel as if never sent)
+      pane.unpacking.delete(k);
+      pane.packed.delete(k);
+    });
+    pane.unpacking.set(k, p);
+  }
+  return p;
+}
+
+// The steps a click on this explorer's step slider can reach: the one under each whole pixel of
+// its track (noUiSlider reads the pointer's whole-pixel position; on a screen of 2 device pixels
+// per CSS pixel, each half pixel), in the order the kernel is to send them. null: no track shown.
+function trackSteps(el) {
+  const explorer = el.closest(".bpe-explorer");
+  const base = explorer && [...explorer.querySelectorAll(".bpe-step-slider .noUi-base")]
+    .find((b) => b.closest(".bpe-explorer") === explorer);
+  const handle = base && base.querySelector(".noUi-handle");
+  if (!handle) return null;
+  const lo = Number(handle.getAttribute("aria-valuemin"));
+  const hi = Number(handle.getAttribute("aria-valuemax"));
+  const box = base.getBoundingClientRect();
+  if (!(hi >= lo) || box.width <= 0) return null;
+  const per = Math.max(1, Math.round(globalThis.devicePixelRatio || 1)); // positions per CSS pixel
+  const steps = new Set();
+  for (let x = Math.floor(box.left * per) / per; x <= box.right + 1; x += 1 / per) {
+    steps.add(Math.round(lo + Math.min(Math.max((x - box.left) / box.width, 0), 1) * (hi - lo)));
+  }
+  return { steps: [...steps], sig: `${lo}:${hi}:${box.width}:${box.left % 1}:${per}` };
 }
 
 function keepCurrent(model, pane) {
@@ -116,7 +170,13 @@ export default {
     const pane = paneOf(model);
     keepCurrent(model, pane);
     const onHtml = () => keepCurrent(model, pane);
-    const onMsg = (msg) => {
+    const onMsg = (msg, buffers) => {
+      if (msg && msg.kind === "packed" && msg.generation === model.get("generation")) {
+        msg.packed.forEach((k, i) => buffers && buffers[i] && pane.packed.set(key(msg.generation, k), buffers[i]));
+        STATS.packed = (STATS.packed || 0) + msg.packed.length;
+        for (const show of pane.views) show(); // (the slider may be waiting for one of them)
+        return;
+      }
       if (!msg || msg.kind !== "steps") return;
       for (const [k, html] of msg.steps) {
         keep(pane, key(msg.generation, k), html);
@@ -130,11 +190,19 @@ export default {
       }
       for (const show of pane.views) show(); // (the slider's step now: shown, or asked for)
     };
+    // a new generation: the packed steps of the old one go (the steps kept go as LIMIT says)
+    const onGeneration = () => {
+      const g = `${model.get("generation")}:`;
+      for (const k of [...pane.packed.keys()]) if (!k.startsWith(g)) pane.packed.delete(k);
+      pane.track = "";
+    };
     model.on("change:html", onHtml);
     model.on("msg:custom", onMsg);
+    model.on("change:generation", onGeneration);
     return () => {
       model.off("change:html", onHtml);
       model.off("msg:custom", onMsg);
+      model.off("change:generation", onGeneration);
       PANES.delete(model.get("pane_id"));
     };
   },
@@ -151,6 +219,11 @@ export default {
       const step = model.get("step");
       const k = key(model.get("generation"), step);
       const html = pane.steps.get(k);
+      if (html === undefined && pane.packed.has(k)) {
+        // sent ahead packed: unpacked now (a few ms), shown if the slider is still there
+        unpack(pane, k).then(() => show());
+        return;
+      }
       if (html === undefined) {
         el.setAttribute("aria-busy", "true"); // the step before stays until this one comes
         // a pointer dragging the handle asks for the step it is on only once it rests (or lets
@@ -200,6 +273,24 @@ export default {
     pane.views.add(show);
     show();
 
+    // the steps under the track, sent to the kernel when they change (a new slider, size or
+    // generation; the page laid out anew): looked at now and then, as the slider may be drawn
+    // after this pane, and on every resize of the page
+    const sendTrack = () => {
+      if (typeof DecompressionStream === "undefined" || !el.isConnected || document.hidden) return;
+      const got = trackSteps(el);
+      if (got === null) return;
+      const sig = `${model.get("generation")}:${got.sig}`;
+      if (sig === pane.track) return;
+      pane.track = sig;
+      // the steps near the slider's first, as the kernel sends them (it orders them again)
+      STATS.tracks = (STATS.tracks || 0) + 1;
+      model.send({ kind: "track", generation: model.get("generation"), steps: got.steps });
+    };
+    const trackTimer = setInterval(sendTrack, TRACK_MS);
+    const onResize = () => setTimeout(sendTrack, 50);
+    globalThis.addEventListener("resize", onResize);
+
     // a pointer resting over this explorer's step slider (no button down) asks for the step under it
     let timer = null;
     const onPointer = (event) => {
@@ -239,11 +330,13 @@ export default {
       if (!drag.down) return;
       drag.down = false;
       const k = key(model.get("generation"), model.get("step"));
-      if (!pane.steps.has(k)) ask(model, pane, true);
+      if (!pane.steps.has(k) && !pane.packed.has(k)) ask(model, pane, true);
     };
     document.addEventListener("pointerdown", onDown, true);
     document.addEventListener("pointerup", onUp, true);
     return () => {
+      clearInterval(trackTimer);
+      globalThis.removeEventListener("resize", onResize);
       document.removeEventListener("pointerdown", onDown, true);
       document.removeEventListener("pointerup", onUp, true);
       clearTimeout(timer);

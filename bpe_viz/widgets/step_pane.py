@@ -19,7 +19,11 @@ rendered, and shows the one the slider asks for **in the page**, without asking 
   the pointer);
 * the page asks for one step of its slider at a time (the steps a drag passes while one is on its
   way are not asked for: the last one would wait behind them); the kernel answers the slider's
-  step first, then the pointer's.
+  step first, then the pointer's;
+* the page tells the kernel which steps a click on the slider's track can reach (one per pixel:
+  ``track``), and the kernel sends them when the learner is idle, compressed (:meth:`pack`, about
+  5 kB a step), so that a jump or a drag shows a step the page has (issue 20: a click anywhere on
+  the track then costs no round trip).
 
 The HTML is the explorer's, escaped by :mod:`bpe_viz.view`; the front end only swaps it in.
 
@@ -43,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 
@@ -106,6 +111,10 @@ class StepCache:
         while len(self._steps) > self.size:
             self._steps.popitem(last=False)
 
+    def drop(self, step: int):
+        """Forget ``step`` (a step rendered for the background: it leaves the slider's kept)."""
+        self._steps.pop(step, None)
+
 
 class StepSlider(widgets.IntSlider):
     """An ``IntSlider`` that says whether the value being set now came from the page
@@ -113,6 +122,11 @@ class StepSlider(widgets.IntSlider):
     explorer leaves the values a drag passes to its :class:`StepPane`."""
 
     from_page = False
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        # (how step_pane.js tells the step slider's track from the explorer's other sliders)
+        self.add_class("bpe-step-slider")
 
     def set_state(self, sync_data):
         # (ipywidgets calls this with the state a page sent; the kernel's own sets never pass here)
@@ -128,6 +142,9 @@ class StepPane(anywidget.AnyWidget):
 
     ``want`` (optional, a callable ``(step) -> None``): called when the page asks for a step it
     does not have (a jump of the slider); the explorer renders it and calls :meth:`push`.
+    ``track`` (optional, a callable ``(steps) -> None``): called with the steps a click on the
+    slider's track can reach, as the page measures them; the explorer sends them with
+    :meth:`pack` when it has time.
     """
 
     _esm = (Path(__file__).with_name("step_pane.js")).read_text(encoding="utf-8")
@@ -146,10 +163,12 @@ class StepPane(anywidget.AnyWidget):
     html_step = traitlets.Int(-1).tag(sync=True)
     html_generation = traitlets.Int(0).tag(sync=True)
 
-    def __init__(self, want=None, **kwargs):
+    def __init__(self, want=None, track=None, **kwargs):
         super().__init__(pane_id=uuid.uuid4().hex, **kwargs)
         self._want = want
+        self._track = track
         self._sent: OrderedDict = OrderedDict()  # the steps of this generation the page was sent
+        self._packed: set = set()  # ... and those it was sent compressed (:meth:`pack`), kept apart
         self.asked = 0  # how many steps the page asked for (a test reads it)
         self._wanted: OrderedDict = OrderedDict()  # asked for, not yet answered
         self._serving = None
@@ -168,6 +187,7 @@ class StepPane(anywidget.AnyWidget):
         with self._state_lock:
             self._drop_pending()
         self._sent.clear()
+        self._packed.clear()
         self.generation += 1
 
     def _mark_sent(self, step: int):
@@ -178,7 +198,7 @@ class StepPane(anywidget.AnyWidget):
 
     def has(self, step: int) -> bool:
         """Whether the page was sent ``step`` in this generation."""
-        return step in self._sent
+        return step in self._sent or step in self._packed
 
     #: seconds the kernel waits before it writes a step the page already has into the model's
     #: state (below)
@@ -195,7 +215,7 @@ class StepPane(anywidget.AnyWidget):
         57-87 kB again, right after the step the page is waiting to paint, slowed that paint down
         on two cores, and a drag or Play sent it for every step."""
         try:
-            loop = asyncio.get_running_loop() if step in self._sent and self.page else None
+            loop = asyncio.get_running_loop() if self.has(step) and self.page else None
         except RuntimeError:  # (no kernel around: a script, nbconvert without a page, a test)
             loop = None
         with self._state_lock:
@@ -228,14 +248,29 @@ class StepPane(anywidget.AnyWidget):
 
     def push(self, step: int, html: str) -> bool:
         """Send ``step`` ahead, for the page to keep; returns whether it was sent (once per
-        generation)."""
-        if step in self._sent:
+        generation: not if the page has it, packed or not)."""
+        if self.has(step):
             return False
         self.send({"kind": "steps", "generation": self.generation, "steps": [[step, html]]})
         self._mark_sent(step)
         return True
 
+    def pack(self, step: int, html: str) -> bool:
+        """Send ``step`` ahead compressed (zlib: about a twelfth of the HTML), for the page to keep
+        apart and unpack when its slider gets there; returns whether it was sent (once per
+        generation, and not if the page has it already). For the many steps sent ahead of a
+        click anywhere on the track: as HTML they would be 20-40 MB of the page's memory."""
+        if self.has(step):
+            return False
+        data = zlib.compress(html.encode("utf-8"), 6)
+        self.send({"kind": "packed", "generation": self.generation, "packed": [step]}, buffers=[data])
+        self._packed.add(step)
+        return True
+
     def _on_msg(self, _widget, content, _buffers):
+        if isinstance(content, dict) and content.get("kind") == "track":
+            self._on_track(content)
+            return
         if not isinstance(content, dict) or content.get("kind") != "want":
             return
         step, generation = content.get("step"), content.get("generation")
@@ -243,6 +278,7 @@ class StepPane(anywidget.AnyWidget):
             return  # (an old generation's step: the page asks again for the new one)
         self.page = True
         self._sent.pop(step, None)  # the page lacks it (never sent, or no longer kept): send it
+        self._packed.discard(step)
         self.asked += 1
         # (a step under a resting pointer the slider is on too is the slider's)
         self._wanted[step] = self._wanted.get(step, True) and content.get("hover") is True
@@ -256,6 +292,20 @@ class StepPane(anywidget.AnyWidget):
             return
         # answered on the next turn of the kernel's loop, with the requests that came meanwhile
         self._serving = loop.call_soon(self._serve)
+
+    #: at most this many steps of a track are taken (a 4K screen's track at twice the pixels)
+    TRACK_LIMIT = 8000
+
+    def _on_track(self, content):
+        """The page says which steps a click on its slider's track can reach (in the order to
+        send them)."""
+        steps = content.get("steps")
+        if content.get("generation") != self.generation or not isinstance(steps, list):
+            return  # (an old generation's track: the page sends the new one)
+        steps = [k for k in steps[:self.TRACK_LIMIT] if isinstance(k, int) and not isinstance(k, bool)]
+        self.page = True
+        if self._track is not None:
+            self._track(steps)
 
     #: how many steps under a resting pointer are answered at once (it asks for two steps at once)
     ANSWER = 2

@@ -114,7 +114,7 @@ class UnigramExplorer(TrainingExplorer):
         self._hold = True
         self._setup_common(size)
         self._warmer = Warmer(self._send_step)  # sends the other rounds ahead when the kernel is idle
-        self._pane = StepPane(want=self._asked_for)  # before the slider: they are linked
+        self._pane = StepPane(want=self._asked_for, track=self._track_steps)  # before the slider: they are linked
         self._steps = StepCache()
         self.trace = None
         self._fig = None
