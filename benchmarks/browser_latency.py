@@ -31,7 +31,7 @@ WAYS = ("arrows", "click", "jump", "drag", "play")
 WAY_TEXT = {
     "arrows": "arrow keys (consecutive steps), from the keydown",
     "click": "a click on the track where the pointer rested 250 ms, from the pointerdown",
-    "jump": "a click on the track with no rest before it (the worst case), from the pointerdown",
+    "jump": "a click on the track with no rest before it, from the pointerdown",
     "drag": "a drag, from its last move to the final step",
     "play": "Play, each tick, from the readout's change",
 }
@@ -67,6 +67,7 @@ def summary(data: dict) -> dict:
                 "parts": {k: v.get("median") for k, v in (r.get("parts") or {}).items()},
             }
         out.setdefault(explorer, {}).setdefault(size, {})["load"] = runs.get("load")
+        out[explorer][size]["track"] = runs.get("track_wait_s")
     return out
 
 
@@ -79,10 +80,17 @@ READING = (
     "rendered and shows the one the slider is on without asking the kernel. After each step the "
     "kernel renders the steps next to it while idle and sends them ahead (arrow keys, Play and "
     "most drags find their step in the page); a pointer resting on the slider's track asks for "
-    "the step under it (a click there finds it); a step the page lacks is asked for at once by a "
-    "custom message, which ipywidgets does not hold back while the kernel is busy (a jump: the "
-    "kernel's round trip plus its render of that step; issue 20: the tie rule's sort keys are kept "
-    "per trace, so a cold step ranks thousands of tied pairs without spelling every key anew). "
+    "the step under it (a click there finds it); the page tells the kernel which steps a click on "
+    "the track can reach (one per whole pixel: about 344 on the default slider) and the kernel, "
+    "once the learner has been idle for a second, sends them compressed (about 5 kB a step), so a "
+    "jump anywhere, or the end of a drag, finds its step in the page too (issue 20; the jumps here "
+    "are measured once they are there: each size's heading says how many seconds after the explorer "
+    "was shown at that size. A jump before that, or the moment after a retrain, costs what a jump "
+    "cost before: a round trip). A step the "
+    "page lacks is asked for at once by a custom message, which ipywidgets does not hold back while "
+    "the kernel is busy (the kernel's round trip plus its render of that step; issue 20: the tie "
+    "rule's sort keys are kept per trace, and the ties at the best count are read from where the "
+    "next merge is met, so a cold step no longer ranks thousands of tied pairs). "
     "The charts are inline SVG written in a "
     "few milliseconds (bpe_viz/view/merges/svg.py); before issue 11, matplotlib drew and PNG-encoded "
     "them on every step."
@@ -152,8 +160,11 @@ def _explorer_lines(explorer: str, sizes: dict, b: dict) -> list[str]:
     lines.append(f"## {explorer}")
     lines.append("")
     for size, ways in sizes.items():
-        load = ways.get("load")
-        lines.append(f"### {size} size" + (f" (load average {load:.2f} after)" if load is not None else ""))
+        load, track = ways.get("load"), ways.get("track")
+        notes = ([f"load average {load:.2f} after"] if load is not None else []) + (
+            [f"the steps under the track were in the page {track:.1f} s after it was shown at this size"]
+            if track is not None else [])
+        lines.append(f"### {size} size" + (f" ({'; '.join(notes)})" if notes else ""))
         lines.append("")
         head = ["way of moving", "median ms", "p90 ms", "to the text ms"]
         if explorer != "bare slider (floor)":

@@ -29,8 +29,7 @@
 // per pixel (noUiSlider reads the pointer's whole-pixel position). The page tells the kernel
 // which ({kind: "track", generation, steps}), and the kernel sends them when the learner is idle,
 // compressed ("packed": ~5 kB a step, a 344-pixel track ~2 MB). They are kept apart, unpacked
-// (DecompressionStream) when the slider gets there: a jump or a drag then costs no round trip.
-// A browser without DecompressionStream sends no track, and every step is asked for as before.
+// (inflate, below) when the slider gets there: a jump or a drag then costs no round trip.
 
 const LIMIT = 400; // steps kept per pane (a step is 10-60 kB of HTML)
 const PANES = new Map(); // pane_id -> {steps: Map("generation:step" -> html), views: Set(show), ...}
@@ -50,10 +49,10 @@ function paneOf(model) {
   if (!pane) {
     // out: {k, t} the step the slider asked the kernel for and has not got yet (at most one);
     // rtt: how long the last one took to come (ms)
-    // packed: "generation:step" -> the step's compressed HTML (a DataView); unpacking: the same
-    // key -> the promise of its HTML; track: what the last track sent was measured on
+    // packed: "generation:step" -> the step's compressed HTML (a DataView); track: what the last
+    // track sent was measured on
     pane = { steps: new Map(), views: new Set(), hovered: new Set(), out: null, rtt: 0,
-             packed: new Map(), unpacking: new Map(), track: "" };
+             packed: new Map(), track: "" };
     PANES.set(id, pane);
   }
   return pane;
@@ -74,24 +73,180 @@ function keep(pane, k, html) {
   if (pane.steps.size > LIMIT) pane.steps.delete(pane.steps.keys().next().value); // the oldest
 }
 
-// The HTML of a step sent packed (kept in pane.steps too, so that it is unpacked once)
+// The HTML of a step sent packed, unpacked (and kept in pane.steps, so that it is unpacked once);
+// undefined if it does not unpack (then it is asked of the kernel as if never sent).
 function unpack(pane, k) {
-  let p = pane.unpacking.get(k);
-  if (p === undefined) {
-    const data = pane.packed.get(k);
-    const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate"));
-    p = new Response(stream).text().then((html) => {
-      pane.unpacking.delete(k);
-      if (pane.packed.has(k)) keep(pane, k, html); // (not if its generation went meanwhile)
-      STATS.unpacked = (STATS.unpacked || 0) + 1;
-      return html;
-    }, () => { // (a step that does not unpack is asked of the kernel as if never sent)
-      pane.unpacking.delete(k);
-      pane.packed.delete(k);
-    });
-    pane.unpacking.set(k, p);
+  try {
+    const html = UTF8.decode(inflate(pane.packed.get(k)));
+    keep(pane, k, html);
+    STATS.unpacked = (STATS.unpacked || 0) + 1;
+    note("unpacked", Number(k.slice(k.indexOf(":") + 1)));
+    return html;
+  } catch (err) {
+    pane.packed.delete(k);
+    console.warn("bpe-viz: a step sent ahead did not unpack; asking the kernel for it", err);
+    return undefined;
   }
-  return p;
+}
+
+const UTF8 = new TextDecoder();
+
+// -- inflate: a zlib stream (RFC 1950: Python's zlib.compress) to its bytes, at once ---------------
+// Why here (issue 20): DecompressionStream hands its bytes back a few tasks later, and a jump's
+// step then waited behind the frame the click started (10-30 ms); this takes ~1 ms for a 57 kB
+// step, inside the click's own task. After Mark Adler's "puff" (zlib's contrib/puff): canonical
+// Huffman codes decoded a bit at a time, which is plenty for a few kB.
+const LEN_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
+  163, 195, 227, 258];
+const LEN_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+const DIST_BASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
+  2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+const DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
+const CODE_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]; // code length codes
+
+const FAST = 9; // codes this long or shorter are read from a table, in one step
+
+// a canonical Huffman code from its symbols' code lengths: how many codes of each length, the
+// symbols in code order, and the table of the short codes (indexed by the next FAST bits as they
+// come: a code's bits come first bit first, so reversed; symbol << 4 | length, 0: not there)
+function huffman(lengths) {
+  const count = new Uint16Array(16);
+  const offset = new Uint16Array(16);
+  const symbol = new Uint16Array(lengths.length);
+  const fast = new Uint16Array(1 << FAST);
+  for (const n of lengths) count[n] += 1;
+  count[0] = 0;
+  for (let n = 1; n < 16; n++) offset[n] = offset[n - 1] + count[n - 1];
+  for (let s = 0; s < lengths.length; s++) if (lengths[s]) symbol[offset[lengths[s]]++] = s;
+  let code = 0;
+  let i = 0;
+  for (let len = 1; len <= FAST; len++, code <<= 1) {
+    for (let j = 0; j < count[len]; j++, code++, i++) {
+      let rev = 0;
+      for (let b = 0; b < len; b++) rev |= ((code >> b) & 1) << (len - 1 - b);
+      for (let at = rev; at < 1 << FAST; at += 1 << len) fast[at] = (symbol[i] << 4) | len;
+    }
+  }
+  return { count, symbol, fast };
+}
+
+const FIXED_LIT = huffman(Array.from({ length: 288 }, (_, s) => (s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8)));
+const FIXED_DIST = huffman(new Array(30).fill(5));
+
+export function inflate(data) {
+  const src = data instanceof Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (src.length < 6 || (src[0] & 0x0f) !== 8 || ((src[0] << 8) | src[1]) % 31 !== 0 || src[1] & 0x20) {
+    throw new Error("not a zlib stream");
+  }
+  let pos = 2; // the next byte of src
+  let buf = 0; // bits read from src and not used yet (fewer than 8 between reads), and how many
+  let cnt = 0;
+  let out = new Uint8Array(Math.max(1024, src.length * 12));
+  let n = 0; // bytes in out
+  const room = (k) => {
+    if (n + k <= out.length) return;
+    const bigger = new Uint8Array(Math.max(2 * out.length, n + k));
+    bigger.set(out.subarray(0, n));
+    out = bigger;
+  };
+  const bits = (k) => { // the next k bits (k <= 13), first bit lowest
+    while (cnt < k) {
+      if (pos >= src.length) throw new Error("zlib stream cut short");
+      buf |= src[pos++] << cnt;
+      cnt += 8;
+    }
+    const v = buf & ((1 << k) - 1);
+    buf >>>= k;
+    cnt -= k;
+    return v;
+  };
+  const decode = (h) => { // one symbol of code h
+    while (cnt < FAST && pos < src.length) {
+      buf |= src[pos++] << cnt;
+      cnt += 8;
+    }
+    const e = h.fast[buf & ((1 << FAST) - 1)];
+    if (e !== 0 && (e & 15) <= cnt) {
+      buf >>>= e & 15;
+      cnt -= e & 15;
+      return e >> 4;
+    }
+    let code = 0; // a longer code, a bit at a time: the bits so far, and the first code and
+    // symbol index of this length
+    let first = 0;
+    let index = 0;
+    for (let len = 1; len < 16; len++) {
+      code |= bits(1);
+      const c = h.count[len];
+      if (code - c < first) return h.symbol[index + (code - first)];
+      index += c;
+      first = (first + c) << 1;
+      code <<= 1;
+    }
+    throw new Error("zlib stream: no such code");
+  };
+  for (let last = 0; !last;) {
+    last = bits(1);
+    const type = bits(2);
+    if (type === 0) { // stored: from the next byte on, its length, the length's complement, the bytes
+      buf = cnt = 0;
+      if (pos + 4 > src.length) throw new Error("zlib stream cut short");
+      const len = src[pos] | (src[pos + 1] << 8);
+      pos += 4;
+      if (pos + len > src.length) throw new Error("zlib stream cut short");
+      room(len);
+      out.set(src.subarray(pos, pos + len), n);
+      n += len;
+      pos += len;
+      continue;
+    }
+    if (type === 3) throw new Error("zlib stream: no such block type");
+    let lit = FIXED_LIT;
+    let dist = FIXED_DIST;
+    if (type === 2) { // the block's own codes, themselves Huffman-coded
+      const nlit = bits(5) + 257;
+      const ndist = bits(5) + 1;
+      const ncode = bits(4) + 4;
+      const codeLengths = new Uint8Array(19);
+      for (let i = 0; i < ncode; i++) codeLengths[CODE_ORDER[i]] = bits(3);
+      const lencode = huffman(codeLengths);
+      const lengths = new Uint8Array(nlit + ndist);
+      for (let i = 0; i < lengths.length;) {
+        const sym = decode(lencode);
+        if (sym < 16) {
+          lengths[i++] = sym;
+          continue;
+        }
+        if (sym === 16 && i === 0) throw new Error("zlib stream: a repeat with nothing before");
+        const value = sym === 16 ? lengths[i - 1] : 0;
+        const times = sym === 16 ? 3 + bits(2) : sym === 17 ? 3 + bits(3) : 11 + bits(7);
+        if (i + times > lengths.length) throw new Error("zlib stream: too many lengths");
+        lengths.fill(value, i, i + times);
+        i += times;
+      }
+      lit = huffman(lengths.subarray(0, nlit));
+      dist = huffman(lengths.subarray(nlit));
+    }
+    for (;;) {
+      const sym = decode(lit);
+      if (sym < 256) {
+        room(1);
+        out[n++] = sym;
+      } else if (sym === 256) {
+        break;
+      } else { // a copy of len bytes from back bytes before
+        if (sym > 285) throw new Error("zlib stream: no such length");
+        const len = LEN_BASE[sym - 257] + bits(LEN_EXTRA[sym - 257]);
+        const d = decode(dist);
+        if (d > 29) throw new Error("zlib stream: no such distance");
+        const back = DIST_BASE[d] + bits(DIST_EXTRA[d]);
+        if (back > n) throw new Error("zlib stream: a distance too far back");
+        room(len);
+        for (let i = 0; i < len; i++, n++) out[n] = out[n - back];
+      }
+    }
+  }
+  return out.subarray(0, n);
 }
 
 // The steps a click on this explorer's step slider can reach: the one under each whole pixel of
@@ -218,12 +373,8 @@ export default {
     const show = () => {
       const step = model.get("step");
       const k = key(model.get("generation"), step);
-      const html = pane.steps.get(k);
-      if (html === undefined && pane.packed.has(k)) {
-        // sent ahead packed: unpacked now (a few ms), shown if the slider is still there
-        unpack(pane, k).then(() => show());
-        return;
-      }
+      let html = pane.steps.get(k);
+      if (html === undefined && pane.packed.has(k)) html = unpack(pane, k); // (sent ahead packed)
       if (html === undefined) {
         el.setAttribute("aria-busy", "true"); // the step before stays until this one comes
         // a pointer dragging the handle asks for the step it is on only once it rests (or lets
@@ -277,7 +428,7 @@ export default {
     // generation; the page laid out anew): looked at now and then, as the slider may be drawn
     // after this pane, and on every resize of the page
     const sendTrack = () => {
-      if (typeof DecompressionStream === "undefined" || !el.isConnected || document.hidden) return;
+      if (!el.isConnected || document.hidden) return;
       const got = trackSteps(el);
       if (got === null) return;
       const sig = `${model.get("generation")}:${got.sig}`;

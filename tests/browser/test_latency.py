@@ -423,6 +423,22 @@ class Probe:
         return texts, alls
 
 
+def wait_for_the_track(page, quiet_s: float = 3.0, limit_s: float = 90.0) -> float:
+    """Wait until the kernel has sent the steps under the slider's track (step_pane.js: sent
+    while the learner is idle, about 2 s for the stepper's 344 pixels, 7 s for the compare
+    explorer's): until no packed step came for ``quiet_s`` seconds. Returns the seconds waited,
+    the quiet ones included. Before this, a jump costs a round trip to the kernel, as a jump
+    the moment an explorer shows or retrains still does."""
+    t0 = last = time.monotonic()
+    seen = None
+    while time.monotonic() - last < quiet_s and time.monotonic() - t0 < limit_s:
+        n = page.evaluate("() => (globalThis.__bpeStepPane || {}).packed || 0")
+        if n != seen:
+            seen, last = n, time.monotonic()
+        time.sleep(0.2)
+    return round(time.monotonic() - t0, 1)
+
+
 def measure(probe: Probe, way: str, seed: int, scale: float = 1.0) -> dict:
     """The figures of one way of moving (``scale``: a fraction of the usual samples)."""
     rng = random.Random(seed)
@@ -542,6 +558,8 @@ def test_step_latency(latency_nb, results, explorer, size_name, way):
     probe.go(1)  # the first render at this size (and any first-draw cost) is not timed
     key = f"{explorer}/{size_name}"
     runs = results["runs"].setdefault(key, {})
+    if explorer != FLOOR:  # what a learner meets once the explorer has been idle a few seconds
+        runs["track_wait_s"] = wait_for_the_track(page)
     floors = results.setdefault("floor", {}).setdefault(size_name, {})
     seed = WAYS.index(way)
     got = measure(probe, way, seed=seed)

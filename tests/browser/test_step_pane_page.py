@@ -15,6 +15,8 @@ tests/browser/test_latency.py (timed).
 from __future__ import annotations
 
 import base64
+import random
+import zlib
 
 import pytest
 
@@ -71,6 +73,20 @@ DRAG = """async ([to, everyMs]) => {
 }"""
 
 
+def module_url() -> str:
+    return "data:text/javascript;base64," + base64.b64encode(SOURCE.read_bytes()).decode()
+
+
+@pytest.fixture(scope="module")
+def docs_steps() -> list[str]:
+    """Three steps of a stepper on Python's documentation, as the kernel renders them."""
+    from bpe_viz import corpora, train_bpe
+    from bpe_viz.widgets import MergeExplorer
+    ex = MergeExplorer.from_trace(train_bpe(corpora.load("python-docs"), 400, preset="subword-nmt"),
+                                  sentence=corpora.SAMPLES["python-docs"])
+    return [ex._compose(ex._step_parts(k)) for k in (0, 1, 399)]
+
+
 @pytest.fixture
 def page(browser):
     ps = bs.Pages(browser, "step_pane_page")
@@ -78,8 +94,7 @@ def page(browser):
     try:
         page = ps.new()
         page.set_content("<!doctype html><title>step pane</title><body></body>")
-        url = "data:text/javascript;base64," + base64.b64encode(SOURCE.read_bytes()).decode()
-        page.evaluate(SETUP, [url, RENDER_MS])
+        page.evaluate(SETUP, [module_url(), RENDER_MS])
         page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '0'")
         yield page
         failed = False
@@ -234,3 +249,81 @@ def test_a_moving_drag_asks_only_where_it_rests_and_ends(page):
     page.evaluate("pane.model.set('step', 60)")
     assert [w["step"] for w in wants(page)][-1] == 60
     page.mouse.up()
+
+
+# -- the steps under the track, sent packed (issue 20) ---------------------------------------------
+
+INFLATE = """async ([url, cases]) => {
+  const {inflate} = await import(url);
+  const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  return cases.map(([z, raw]) => {
+    try {
+      const out = inflate(bytes(z));
+      const want = bytes(raw);
+      return out.length === want.length && out.every((b, i) => b === want[i]) ? "same" : `differs (${out.length} bytes)`;
+    } catch (err) {
+      return "error: " + err.message;
+    }
+  });
+}"""
+
+
+def test_inflate_reads_what_pythons_zlib_writes(page, docs_steps):
+    """step_pane.js's inflate against Python's zlib: real steps (non-ASCII text in them) at every
+    level (0: stored blocks; 1: fixed and dynamic codes; 9), random bytes (codes over 9 bits long),
+    a long run (copies reaching back over themselves), nothing; a cut or foreign stream fails."""
+    rng = random.Random(11)
+    raws = [h.encode("utf-8") for h in docs_steps] + [bytes(rng.randrange(256) for _ in range(5000)),
+                                                      b"ab" * 40_000, b""]
+    cases = [(zlib.compress(raw, level), raw) for raw in raws for level in (0, 1, 6, 9)]
+    b64 = [[base64.b64encode(z).decode(), base64.b64encode(raw).decode()] for z, raw in cases]
+    assert page.evaluate(INFLATE, [module_url(), b64]) == ["same"] * len(cases)
+    z = zlib.compress(raws[0], 6)
+    bad = [[base64.b64encode(x).decode(), ""] for x in (z[:len(z) // 2], b"\x00" * 8, zlib.compress(b"x")[:2] + b"\xff" * 6)]
+    assert all(r.startswith("error: ") for r in page.evaluate(INFLATE, [module_url(), bad]))
+
+
+PACKED = """([steps, b64s]) => {
+  const buffers = b64s.map((b) => { const a = Uint8Array.from(atob(b), (c) => c.charCodeAt(0)); return new DataView(a.buffer); });
+  pane.model.emit("msg:custom", {kind: "packed", generation: pane.model.get("generation"), packed: steps}, buffers);
+}"""
+
+
+def test_a_packed_step_is_shown_at_once_and_a_broken_one_is_asked_for(page):
+    steps = {5: "<p>step 5 — ünïcödé ▁</p>", 9: "<p>step 9</p>"}
+    b64 = [base64.b64encode(zlib.compress(h.encode("utf-8"))).decode() for h in steps.values()]
+    page.evaluate(PACKED, [list(steps), b64])
+    page.evaluate(PACKED, [[12], [base64.b64encode(b"\x78\x9c\xff\xff\xff\xff").decode()]])
+    page.evaluate("pane.model.set('step', 5)")  # at once, in the same task: nothing asked
+    assert page.evaluate("pane.el.innerHTML") == steps[5]
+    page.evaluate("pane.model.set('step', 9)")
+    assert page.evaluate("pane.el.innerHTML") == steps[9] and wants(page) == []
+    page.evaluate("pane.model.set('step', 12)")  # it does not unpack: the kernel is asked
+    page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '12'", timeout=5_000)
+    assert [w["step"] for w in wants(page)] == [12]
+    # a new generation: the old one's packed steps go
+    page.evaluate("pane.model.set('generation', 2)")
+    page.evaluate("pane.model.set('step', 5)")
+    page.wait_for_function("pane.el.getAttribute('data-bpe-step') === '5'", timeout=5_000)
+    assert [(w["step"], w["generation"]) for w in wants(page)][-1] == (5, 2)
+
+
+def test_the_page_sends_the_steps_under_its_step_sliders_track(page):
+    """One step per whole pixel of the track (steps 0-100 over 500 px: all of them), sent once per
+    generation and size of the track; a slider that is not the step slider is left out."""
+    page.evaluate("""() => {
+      const slider = document.querySelector('.widget-slider');
+      slider.classList.add('bpe-step-slider');
+      slider.querySelector('.noUi-base').style.width = '50px';  // 50 px for 101 steps
+      window.dispatchEvent(new Event('resize'));
+    }""")
+    page.wait_for_function("pane.wants.some((w) => w.kind === 'track')", timeout=5_000)
+    track = [w for w in wants(page) if w["kind"] == "track"]
+    assert len(track) == 1 and track[0]["generation"] == 1
+    # noUiSlider's value at each whole pixel x of the track (0 to 50 px): round(x / 50 * 100)
+    assert sorted(track[0]["steps"]) == sorted({round(x / 50 * 100) for x in range(51)})
+    page.wait_for_timeout(1500)  # (looked at again each second: the same track is not sent again)
+    assert len([w for w in wants(page) if w["kind"] == "track"]) == 1
+    page.evaluate("pane.model.set('generation', 2)")
+    page.wait_for_function("pane.wants.filter((w) => w.kind === 'track').length === 2", timeout=5_000)
+    assert [w for w in wants(page) if w["kind"] == "track"][-1]["generation"] == 2
