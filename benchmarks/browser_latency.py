@@ -162,7 +162,8 @@ def _explorer_lines(explorer: str, sizes: dict, b: dict) -> list[str]:
     for size, ways in sizes.items():
         load, track = ways.get("load"), ways.get("track")
         notes = ([f"load average {load:.2f} after"] if load is not None else []) + (
-            [f"the steps under the track were in the page {track:.1f} s after it was shown at this size"]
+            [f"the page had the steps under the track {track:.1f} s after it showed this size, the "
+             "3 s in which no more came included"]
             if track is not None else [])
         lines.append(f"### {size} size" + (f" ({'; '.join(notes)})" if notes else ""))
         lines.append("")
