@@ -319,18 +319,23 @@ def test_after_a_jump_the_next_steps_wait_until_the_page_painted_it():
     asyncio.run(jump())
 
 
+def two_explorers(kind: str, docs_trace, merges: int):
+    """Two explorers of the same traces (one to drive, one fresh to compare with): a stepper of
+    ``docs_trace``, or a compare explorer of ``merges`` merges on the docs."""
+    if kind == "merge":
+        return MergeExplorer.from_trace(docs_trace), MergeExplorer.from_trace(docs_trace)
+    text = corpora.load("python-docs")
+    pair = train_bpe(text, merges, preset="hf-course"), train_wordpiece(text, merges)
+    return CompareExplorer.from_traces(*pair), CompareExplorer.from_traces(*pair)
+
+
 @without_a_running_loop
 @pytest.mark.parametrize("kind", ["merge", "compare"])
 def test_a_step_the_page_moved_to_is_rendered_when_the_slider_settles(docs_trace, kind):
     """The values a drag passes (the page's slider sets them; the kernel has not rendered them)
     are rendered only once the slider rests (SETTLE s): the page asks for the step it lacks
     itself, one at a time. Whatever reads the view meanwhile gets the step the slider is on."""
-    if kind == "merge":
-        ex, fresh = MergeExplorer.from_trace(docs_trace), MergeExplorer.from_trace(docs_trace)
-    else:
-        text = corpora.load("python-docs")
-        pair = train_bpe(text, 60, preset="hf-course"), train_wordpiece(text, 60)
-        ex, fresh = CompareExplorer.from_traces(*pair), CompareExplorer.from_traces(*pair)
+    ex, fresh = two_explorers(kind, docs_trace, 60)
     Sent(ex._pane)
     rendered = []
     parts = ex._step_parts
@@ -434,12 +439,7 @@ def test_the_tracks_steps_are_sent_packed_and_are_the_steps_shown(docs_trace, ki
     slider's step first), and each unpacks to exactly what a fresh explorer shows at that step.
     The steps the kernel keeps for the slider's neighbours stay kept."""
     monkeypatch.setattr(Warmer, "IDLE", 0.05)
-    if kind == "merge":
-        ex, fresh = MergeExplorer.from_trace(docs_trace), MergeExplorer.from_trace(docs_trace)
-    else:
-        text = corpora.load("python-docs")
-        pair = train_bpe(text, 120, preset="hf-course"), train_wordpiece(text, 120)
-        ex, fresh = CompareExplorer.from_traces(*pair), CompareExplorer.from_traces(*pair)
+    ex, fresh = two_explorers(kind, docs_trace, 120)
     sent = Sent(ex._pane)
     track = [0, 9, 19, 28, 38, 47, 57, 66, 76, 85, 95, 104, 114, 120, 999, -1]
 
