@@ -5,18 +5,17 @@ milliseconds on a real text, most of it in the engine (rebuilding the state afte
 ranking its pairs, finding the ties of the merge). When the kernel has nothing to do after
 showing step k, a :class:`Warmer` asks the explorer to prepare k+1 and k-1, the steps that an
 arrow key, a Play tick or the step buttons ask for next; the engine keeps what it computed
-(its snapshot cache), so the next step only writes HTML. A jump (a click on the track) still
-costs a whole step.
+(its snapshot cache), so the next step only writes HTML. A jump (a click on the track) lands
+farther: for it, the steps under every pixel of the slider's track are background work (issue 20).
 
 How: ``after_step(neighbours)`` schedules one step's preparation at a time on the kernel's
 event loop (``asyncio``), a short moment after the step was sent; a new message from the
-browser never waits for more than one step's preparation.
-
-Background work (:meth:`Warmer.background`: the steps under every pixel of the slider's track,
-issue 20) waits its turn behind the neighbours, and for the learner: it goes on only once no
-step was shown or asked for during :attr:`Warmer.IDLE` seconds, one job per turn of the loop. Outside a running kernel (a script,
-a test, ``nbconvert``) there is no event loop to use and it does nothing, so what an explorer
-shows never depends on it: warming only fills caches.
+browser never waits for more than one step's preparation. Background work
+(:meth:`Warmer.background`) waits its turn behind the neighbours, and for the learner: it goes
+on only once no step was shown or asked for during :attr:`Warmer.IDLE` seconds, one job per
+turn of the loop. Outside a running kernel (a script, a test, ``nbconvert``) there is no event
+loop to use and it does nothing, so what an explorer shows never depends on it: warming only
+fills caches and sends steps ahead.
 
 Example (whether anything is scheduled depends on a running event loop: a kernel has one, a
 plain script does not)::
